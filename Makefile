@@ -1,0 +1,80 @@
+# Makefile: set-up, runtime library, generated models, tests and benchmarks of mbgen.
+
+LUA     ?= lua5.4
+CC      ?= gcc
+CFLAGS  ?= -std=c99 -O2 -Wall -Wextra -Werror
+BUILD   ?= build
+MBGEN   := $(LUA) generator/mbgen
+LDLIBS  := -llapack -lm
+# The default model of `make run`.
+MODEL   ?= models/double_pendulum.lua
+
+RUNTIME_SRC := $(sort $(wildcard runtime/*.c))
+RUNTIME_HDR := $(wildcard runtime/*.h)
+RUNTIME_OBJ := $(RUNTIME_SRC:runtime/%.c=$(BUILD)/runtime/%.o)
+RUNTIME_LIB := $(BUILD)/libmbrt.a
+CTEST_SRC   := $(sort $(wildcard tests/c/*.c))
+CTEST_BIN   := $(CTEST_SRC:tests/c/%.c=$(BUILD)/tests/%.t)
+MODELS      := $(sort $(wildcard models/*.lua))
+
+# Debian packages the project needs (perl brings prove).
+DEPS := lua5.4 liblapack-dev gcc make perl
+
+.PHONY: all deps run test test-asan bench generate clean
+.DELETE_ON_ERROR:
+
+all: deps $(RUNTIME_LIB)
+
+# Installs only what is missing; as non-root prints the command and fails.
+deps:
+	@missing=""; \
+	for pkg in $(DEPS); do \
+	  dpkg-query -W -f='$${Status}' $$pkg 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$pkg"; \
+	done; \
+	if [ -z "$$missing" ]; then echo "deps: all present ($(DEPS))"; exit 0; fi; \
+	if [ "$$(id -u)" != 0 ]; then \
+	  echo "deps: missing:$$missing"; echo "run: sudo apt-get update && sudo apt-get install -y$$missing"; exit 1; \
+	fi; \
+	echo "deps: installing$$missing"; \
+	export DEBIAN_FRONTEND=noninteractive; \
+	apt-get update -qq && apt-get install -y -qq $$missing >/dev/null
+
+$(BUILD)/runtime/%.o: runtime/%.c $(RUNTIME_HDR)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Iruntime -c $< -o $@
+
+$(RUNTIME_LIB): $(RUNTIME_OBJ)
+	@mkdir -p $(@D)
+	rm -f $@
+	ar rcs $@ $(RUNTIME_OBJ)
+	@[ -n "$(RUNTIME_OBJ)" ] || ar rcs $@
+
+# A C test may #include "generated/NAME.c" directly; rebuild when any of it changes.
+$(BUILD)/tests/%.t: tests/c/%.c tests/tap.h $(RUNTIME_LIB) $(wildcard generated/*.c generated/*.h tests/c/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -I. -Iruntime -Itests -Igenerated $< -o $@ $(RUNTIME_LIB) $(LDLIBS)
+
+run: deps
+	$(MBGEN) info $(MODEL)
+
+test: deps $(CTEST_BIN)
+	prove --exec '' $(PROVE_FLAGS) tests/*.t $(CTEST_BIN)
+
+# The C tests again under AddressSanitizer and UBSan, in their own build folder.
+test-asan: deps
+	$(MAKE) --no-print-directory BUILD=build-asan \
+	  CFLAGS="-std=c99 -O1 -g -Wall -Wextra -Werror -fsanitize=address,undefined -fno-sanitize-recover=all" \
+	  asan-run
+
+.PHONY: asan-run
+asan-run: $(CTEST_BIN)
+	prove --exec '' $(CTEST_BIN)
+
+generate: deps
+	@for m in $(MODELS); do echo "mbgen generate $$m"; $(MBGEN) generate $$m -o generated || exit 1; done
+
+bench: deps $(RUNTIME_LIB)
+	@for b in tests/bench/*.sh; do [ -f "$$b" ] && bash "$$b" || true; done
+
+clean:
+	rm -rf $(BUILD) build-asan

@@ -1,0 +1,112 @@
+/* mb_model.h: the ABI between generated models and everything that calls them (INTERFACES.md §3). */
+#ifndef MB_MODEL_H
+#define MB_MODEL_H
+
+/* Scalar type of the generated code. Default double; -DMB_REAL=float for
+ * controllers; -DMB_COMPLEX for complex-step derivative checks. */
+#ifdef MB_COMPLEX
+#include <complex.h>
+#undef MB_REAL
+#define MB_REAL double _Complex
+#define MB_RE(x) creal(x)
+#define MB_SIN csin
+#define MB_COS ccos
+#define MB_TAN ctan
+#define MB_SQRT csqrt
+#define MB_EXP cexp
+#define MB_LOG clog
+#define MB_TANH ctanh
+/* atan2 through its analytic continuation: atan(y/x) plus the branch of the
+ * real parts, so the imaginary part carries the exact derivative. */
+#define MB_ATAN2(y, x) (catan((y) / (x)) + \
+    (creal(x) < 0 ? (creal(y) < 0 ? -3.14159265358979323846 : 3.14159265358979323846) : 0.0))
+/* abs, min, max, select branch on the real part: one-sided derivatives. */
+#define MB_ABS(x) (creal(x) < 0 ? -(x) : (x))
+#define MB_MIN(a, b) (creal(a) <= creal(b) ? (a) : (b))
+#define MB_MAX(a, b) (creal(a) >= creal(b) ? (a) : (b))
+#define MB_SELECT(c, a, b) (creal(c) > 0 ? (a) : (b))
+#else
+#include <math.h>
+#ifndef MB_REAL
+#define MB_REAL double
+#endif
+#define MB_RE(x) (x)
+#define MB_SIN sin
+#define MB_COS cos
+#define MB_TAN tan
+#define MB_SQRT sqrt
+#define MB_EXP exp
+#define MB_LOG log
+#define MB_TANH tanh
+#define MB_ATAN2 atan2
+#define MB_ABS fabs
+#define MB_MIN(a, b) ((a) <= (b) ? (a) : (b))
+#define MB_MAX(a, b) ((a) >= (b) ? (a) : (b))
+#define MB_SELECT(c, a, b) ((c) > 0 ? (a) : (b))
+#endif
+
+typedef MB_REAL mb_real;
+
+/* The arguments every generated function takes. A pointer the function does
+ * not read may be NULL. */
+typedef struct {
+    mb_real t;                    /* time */
+    const mb_real *z, *zd, *zdd;  /* coordinates, velocities, accelerations: nz each */
+    const mb_real *u;             /* inputs: nu */
+    const mb_real *p;             /* design parameters: np */
+    const mb_real *w;             /* weights where a function contracts (multipliers): nc */
+} mb_args;
+
+/* Matrices are written dense, column-major (LAPACK's layout). */
+typedef void mb_fn(const mb_args *a, mb_real *out);
+
+/* Structural non-zeros of a rows x cols output in compressed-column form:
+ * column j holds rowind[colptr[j] .. colptr[j+1]-1]. */
+typedef struct {
+    int rows, cols;
+    const int *colptr;            /* cols + 1 */
+    const int *rowind;            /* colptr[cols] */
+} mb_pattern;
+
+/* Defaults of `mbgen run` taken from the model's `simulate` element. */
+typedef struct {
+    double t_end, step, tolerance;
+    const char *integrator;       /* "rk4", "dopri5", "trapezoidal" */
+    const char *formulation;      /* "tree", "matrix_r", "al3" */
+} mb_simulate;
+
+typedef struct mb_model {
+    const char *name;
+    int nz, nc, np, nu, nb, npt;
+
+    const char *const *z_names;       /* nz: coordinate names ("joint" or "joint.rx") */
+    const char *const *p_names;       /* np: design parameters, byte order */
+    const char *const *u_names;       /* nu: inputs, in declaration order */
+    const char *const *body_names;    /* nb */
+    const char *const *point_names;   /* npt */
+
+    const double *p_default;          /* np */
+    const double *z0, *zd0;           /* nz: initial state (closed loops: a guess to assemble from) */
+    const int *independent;           /* n_independent coordinate indices chosen by the user */
+    int n_independent;
+    mb_simulate simulate;
+
+    /* Open tree (NULL where a function does not apply). */
+    mb_fn *mass, *forces, *inverse_dynamics;
+    mb_fn *inverse_dynamics_dz, *inverse_dynamics_dzd, *inverse_dynamics_dp;
+    mb_fn *forward_dynamics, *forward_dynamics_dz, *forward_dynamics_dzd, *forward_dynamics_dp;
+    mb_fn *energy, *points, *points_dz;
+
+    /* Constraints (issue 7). */
+    mb_fn *constraints, *constraints_dz, *constraints_dp, *constraints_dt;
+    mb_fn *constraint_bias, *constraint_bias_dz, *constraint_bias_dzd, *constraint_bias_dp;
+    mb_fn *constraints_dz_tw_dz;
+
+    /* Sparsity patterns of the matrix outputs (NULL: dense). */
+    const mb_pattern *mass_pattern;
+    const mb_pattern *inverse_dynamics_dz_pattern, *inverse_dynamics_dzd_pattern;
+    const mb_pattern *inverse_dynamics_dp_pattern;
+    const mb_pattern *constraints_dz_pattern;
+} mb_model;
+
+#endif
