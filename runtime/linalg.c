@@ -1,0 +1,262 @@
+/* linalg.c: the only file that calls LAPACK; thin wrappers with workspaces sized once and error messages. */
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "linalg.h"
+
+/* Fortran prototypes (liblapack-dev ships no C header). Character arguments
+ * carry a hidden length argument at the end in gfortran's ABI; passing it
+ * explicitly is what gfortran-compiled LAPACK expects since gcc 8. */
+typedef size_t flen;
+extern void dpotrf_(const char *uplo, const int *n, double *a, const int *lda, int *info, flen);
+extern void dpotrs_(const char *uplo, const int *n, const int *nrhs, const double *a, const int *lda,
+                    double *b, const int *ldb, int *info, flen);
+extern void dpocon_(const char *uplo, const int *n, const double *a, const int *lda, const double *anorm,
+                    double *rcond, double *work, int *iwork, int *info, flen);
+extern void dgetrf_(const int *m, const int *n, double *a, const int *lda, int *ipiv, int *info);
+extern void dgetrs_(const char *trans, const int *n, const int *nrhs, const double *a, const int *lda,
+                    const int *ipiv, double *b, const int *ldb, int *info, flen);
+extern void dgecon_(const char *norm, const int *n, const double *a, const int *lda, const double *anorm,
+                    double *rcond, double *work, int *iwork, int *info, flen);
+extern void dgeqp3_(const int *m, const int *n, double *a, const int *lda, int *jpvt, double *tau,
+                    double *work, const int *lwork, int *info);
+extern void dormqr_(const char *side, const char *trans, const int *m, const int *n, const int *k,
+                    const double *a, const int *lda, const double *tau, double *c, const int *ldc,
+                    double *work, const int *lwork, int *info, flen, flen);
+extern void dtrtrs_(const char *uplo, const char *trans, const char *diag, const int *n, const int *nrhs,
+                    const double *a, const int *lda, double *b, const int *ldb, int *info, flen, flen, flen);
+extern void dgelsy_(const int *m, const int *n, const int *nrhs, double *a, const int *lda, double *b,
+                    const int *ldb, int *jpvt, const double *rcond, int *rank, double *work,
+                    const int *lwork, int *info);
+
+struct mb_linalg {
+    int m, n, nrhs;
+    int *ipiv;      /* n: LU pivots (1-based, LAPACK's) */
+    int *jpvt;      /* n: QR column pivots (1-based) */
+    int *piv0;      /* n: the same, 0-based, for callers */
+    int *iwork;     /* n: condition estimators */
+    double *tau;    /* min(m, n): Householder scalars */
+    double *tmp;    /* max(m, n): permutation buffer */
+    double *work;   /* lwork */
+    int lwork;
+};
+
+static int imax(int a, int b) { return a > b ? a : b; }
+static int imin(int a, int b) { return a < b ? a : b; }
+
+void mb_linalg_free(mb_linalg *ws) {
+    if (!ws) return;
+    free(ws->ipiv);
+    free(ws->jpvt);
+    free(ws->piv0);
+    free(ws->iwork);
+    free(ws->tau);
+    free(ws->tmp);
+    free(ws->work);
+    free(ws);
+}
+
+mb_linalg *mb_linalg_create(int m, int n, int nrhs, char *err, size_t errlen) {
+    if (m < 1 || n < 1 || nrhs < 1) {
+        mb_fail(err, errlen, MB_ERR_ARG, "linalg: workspace sizes must be >= 1 (got m=%d n=%d nrhs=%d)",
+                m, n, nrhs);
+        return NULL;
+    }
+    mb_linalg *ws = calloc(1, sizeof *ws);
+    if (!ws) goto nomem;
+    ws->m = m;
+    ws->n = n;
+    ws->nrhs = nrhs;
+    int mn = imin(m, n), mx = imax(m, n);
+    ws->ipiv = calloc((size_t)n, sizeof *ws->ipiv);
+    ws->jpvt = calloc((size_t)n, sizeof *ws->jpvt);
+    ws->piv0 = calloc((size_t)n, sizeof *ws->piv0);
+    ws->iwork = calloc((size_t)n, sizeof *ws->iwork);
+    ws->tau = calloc((size_t)mn, sizeof *ws->tau);
+    ws->tmp = calloc((size_t)mx, sizeof *ws->tmp);
+    if (!ws->ipiv || !ws->jpvt || !ws->piv0 || !ws->iwork || !ws->tau || !ws->tmp) goto nomem;
+
+    /* LAPACK's workspace queries (lwork = -1) for the largest announced problem;
+     * the condition estimators need 4n. */
+    int lwork = 4 * n, q = -1, info = 0, ldb = mx;
+    double opt = 0, dummy = 0, rc = 0;
+    int rank = 0;
+    dgeqp3_(&m, &n, &dummy, &m, ws->jpvt, ws->tau, &opt, &q, &info);
+    if (info == 0) lwork = imax(lwork, (int)opt);
+    dormqr_("L", "T", &m, &nrhs, &mn, &dummy, &m, ws->tau, &dummy, &ldb, &opt, &q, &info, 1, 1);
+    if (info == 0) lwork = imax(lwork, (int)opt);
+    dgelsy_(&m, &n, &nrhs, &dummy, &m, &dummy, &ldb, ws->jpvt, &rc, &rank, &opt, &q, &info);
+    if (info == 0) lwork = imax(lwork, (int)opt);
+    ws->lwork = lwork;
+    ws->work = calloc((size_t)lwork, sizeof *ws->work);
+    if (!ws->work) goto nomem;
+    return ws;
+nomem:
+    mb_linalg_free(ws);
+    mb_fail(err, errlen, MB_ERR_ALLOC, "linalg: out of memory for a %d x %d workspace", m, n);
+    return NULL;
+}
+
+const int *mb_linalg_pivots(const mb_linalg *ws) { return ws->piv0; }
+
+double mb_norm1(int m, int n, const double *a) {
+    double best = 0;
+    for (int j = 0; j < n; ++j) {
+        double s = 0;
+        for (int i = 0; i < m; ++i) s += fabs(a[i + (size_t)j * m]);
+        if (s > best || isnan(s)) best = s;
+    }
+    return best;
+}
+
+/* A negative info from LAPACK means we passed a bad argument: a bug here, not bad data. */
+static int lapack_arg(char *err, size_t errlen, const char *routine, int info) {
+    return mb_fail(err, errlen, MB_ERR_LAPACK, "linalg: %s rejected argument %d", routine, -info);
+}
+
+static int check_ws(const mb_linalg *ws, int m, int n, int nrhs, const char *what, char *err, size_t errlen) {
+    if (!ws) return mb_fail(err, errlen, MB_ERR_ARG, "linalg: %s needs a workspace", what);
+    if (m < 1 || n < 1 || nrhs < 0 || m > ws->m || n > ws->n || nrhs > ws->nrhs)
+        return mb_fail(err, errlen, MB_ERR_ARG,
+                       "linalg: %s of %d x %d with %d right-hand sides exceeds the workspace (%d x %d, %d)",
+                       what, m, n, nrhs, ws->m, ws->n, ws->nrhs);
+    return MB_OK;
+}
+
+static int check_finite(int count, const double *a, const char *what, char *err, size_t errlen) {
+    for (int i = 0; i < count; ++i)
+        if (!isfinite(a[i]))
+            return mb_fail(err, errlen, MB_ERR_NAN, "linalg: %s: entry %d is %g", what, i, a[i]);
+    return MB_OK;
+}
+
+int mb_chol_factor(int n, double *a, char *err, size_t errlen) {
+    if (n < 1 || !a) return mb_fail(err, errlen, MB_ERR_ARG, "linalg: Cholesky of an empty matrix");
+    /* LAPACK does not check for NaN; a NaN would pass as "positive definite". */
+    int rc = check_finite(n * n, a, "Cholesky input", err, errlen);
+    if (rc) return rc;
+    int info = 0;
+    dpotrf_("L", &n, a, &n, &info, 1);
+    if (info < 0) return lapack_arg(err, errlen, "dpotrf", info);
+    if (info > 0)
+        return mb_fail(err, errlen, MB_ERR_NOT_PD,
+                       "Cholesky: the leading %d x %d block is not positive definite (pivot %d)", info, info,
+                       info);
+    return MB_OK;
+}
+
+int mb_chol_solve(int n, const double *l, int nrhs, double *b, char *err, size_t errlen) {
+    if (n < 1 || nrhs < 0 || !l || (nrhs && !b))
+        return mb_fail(err, errlen, MB_ERR_ARG, "linalg: bad Cholesky solve arguments");
+    if (nrhs == 0) return MB_OK;
+    int info = 0;
+    dpotrs_("L", &n, &nrhs, l, &n, b, &n, &info, 1);
+    if (info < 0) return lapack_arg(err, errlen, "dpotrs", info);
+    return MB_OK;
+}
+
+int mb_chol_rcond(mb_linalg *ws, int n, const double *l, double anorm, double *rcond, char *err,
+                  size_t errlen) {
+    int rc = check_ws(ws, n, n, 0, "Cholesky rcond", err, errlen);
+    if (rc) return rc;
+    int info = 0;
+    dpocon_("L", &n, l, &n, &anorm, rcond, ws->work, ws->iwork, &info, 1);
+    if (info < 0) return lapack_arg(err, errlen, "dpocon", info);
+    return MB_OK;
+}
+
+int mb_lu_factor(mb_linalg *ws, int n, double *a, char *err, size_t errlen) {
+    int rc = check_ws(ws, n, n, 0, "LU", err, errlen);
+    if (rc) return rc;
+    if ((rc = check_finite(n * n, a, "LU input", err, errlen))) return rc;
+    int info = 0;
+    dgetrf_(&n, &n, a, &n, ws->ipiv, &info);
+    if (info < 0) return lapack_arg(err, errlen, "dgetrf", info);
+    if (info > 0)
+        return mb_fail(err, errlen, MB_ERR_SINGULAR,
+                       "LU: the matrix is singular (pivot U(%d,%d) is exactly zero)", info, info);
+    return MB_OK;
+}
+
+int mb_lu_solve(const mb_linalg *ws, int n, const double *lu, int nrhs, double *b, char *err,
+                size_t errlen) {
+    int rc = check_ws(ws, n, n, nrhs, "LU solve", err, errlen);
+    if (rc) return rc;
+    if (nrhs == 0) return MB_OK;
+    int info = 0;
+    dgetrs_("N", &n, &nrhs, lu, &n, ws->ipiv, b, &n, &info, 1);
+    if (info < 0) return lapack_arg(err, errlen, "dgetrs", info);
+    return MB_OK;
+}
+
+int mb_lu_rcond(mb_linalg *ws, int n, const double *lu, double anorm, double *rcond, char *err,
+                size_t errlen) {
+    int rc = check_ws(ws, n, n, 0, "LU rcond", err, errlen);
+    if (rc) return rc;
+    int info = 0;
+    dgecon_("1", &n, lu, &n, &anorm, rcond, ws->work, ws->iwork, &info, 1);
+    if (info < 0) return lapack_arg(err, errlen, "dgecon", info);
+    return MB_OK;
+}
+
+static double default_tol(int m, int n, double tol) {
+    return tol > 0 ? tol : imax(m, n) * DBL_EPSILON;
+}
+
+int mb_qrp_factor(mb_linalg *ws, int m, int n, double *a, double tol, int *rank, char *err,
+                  size_t errlen) {
+    int rc = check_ws(ws, m, n, 0, "pivoted QR", err, errlen);
+    if (rc) return rc;
+    if ((rc = check_finite(m * n, a, "pivoted QR input", err, errlen))) return rc;
+    for (int j = 0; j < n; ++j) ws->jpvt[j] = 0; /* 0 = every column free to move */
+    int info = 0;
+    dgeqp3_(&m, &n, a, &m, ws->jpvt, ws->tau, ws->work, &ws->lwork, &info);
+    if (info < 0) return lapack_arg(err, errlen, "dgeqp3", info);
+    for (int j = 0; j < n; ++j) ws->piv0[j] = ws->jpvt[j] - 1;
+    /* Column pivoting makes |R_ii| non-increasing, so the rank is a prefix count. */
+    int k = imin(m, n), r = 0;
+    double lim = default_tol(m, n, tol) * fabs(a[0]);
+    while (r < k && fabs(a[r + (size_t)r * m]) > lim) ++r;
+    if (rank) *rank = r;
+    return MB_OK;
+}
+
+int mb_qrp_solve(mb_linalg *ws, int m, int n, int rank, const double *qr, int nrhs, double *b, char *err,
+                 size_t errlen) {
+    int rc = check_ws(ws, m, n, nrhs, "pivoted QR solve", err, errlen);
+    if (rc) return rc;
+    if (rank < 1 || rank > imin(m, n))
+        return mb_fail(err, errlen, MB_ERR_SINGULAR, "least squares: the matrix has rank %d", rank);
+    if (nrhs == 0) return MB_OK;
+    int info = 0, k = imin(m, n), ldb = imax(m, n);
+    dormqr_("L", "T", &m, &nrhs, &k, qr, &m, ws->tau, b, &ldb, ws->work, &ws->lwork, &info, 1, 1);
+    if (info < 0) return lapack_arg(err, errlen, "dormqr", info);
+    dtrtrs_("U", "N", "N", &rank, &nrhs, qr, &m, b, &ldb, &info, 1, 1, 1);
+    if (info < 0) return lapack_arg(err, errlen, "dtrtrs", info);
+    if (info > 0)
+        return mb_fail(err, errlen, MB_ERR_SINGULAR, "least squares: R(%d,%d) is exactly zero", info, info);
+    for (int c = 0; c < nrhs; ++c) {
+        double *x = b + (size_t)c * ldb;
+        for (int j = 0; j < n; ++j) ws->tmp[j] = 0;
+        for (int j = 0; j < rank; ++j) ws->tmp[ws->piv0[j]] = x[j];
+        for (int j = 0; j < n; ++j) x[j] = ws->tmp[j];
+    }
+    return MB_OK;
+}
+
+int mb_lstsq(mb_linalg *ws, int m, int n, int nrhs, double *a, double *b, double tol, int *rank, char *err,
+             size_t errlen) {
+    int rc = check_ws(ws, m, n, nrhs, "least squares", err, errlen);
+    if (rc) return rc;
+    if ((rc = check_finite(m * n, a, "least-squares matrix", err, errlen))) return rc;
+    for (int j = 0; j < n; ++j) ws->jpvt[j] = 0;
+    int info = 0, r = 0, ldb = imax(m, n);
+    double rcond = default_tol(m, n, tol);
+    if (nrhs == 0) return MB_OK;
+    dgelsy_(&m, &n, &nrhs, a, &m, b, &ldb, ws->jpvt, &rcond, &r, ws->work, &ws->lwork, &info);
+    if (info < 0) return lapack_arg(err, errlen, "dgelsy", info);
+    if (rank) *rank = r;
+    if (r == 0) return mb_fail(err, errlen, MB_ERR_SINGULAR, "least squares: the matrix is zero (rank 0)");
+    return MB_OK;
+}

@@ -1,0 +1,69 @@
+/* linalg.h: dense linear algebra for the runtime (Cholesky, LU, pivoted QR, least squares) over LAPACK. */
+#ifndef MB_LINALG_H
+#define MB_LINALG_H
+
+#include <stddef.h>
+
+#include "mb_status.h"
+
+/* All matrices are dense, column-major and contiguous (leading dimension =
+ * number of rows), the layout generated models write. Every call returns an
+ * mb_status and writes a message to err/errlen on failure. Factorizations
+ * overwrite their input; nothing here allocates except mb_linalg_create.
+ *
+ * The workspace holds what LAPACK needs beside the matrix: pivots, the
+ * Householder scalars of QR and a `work` array sized once by LAPACK's own
+ * workspace query for the largest problem the caller announces. One workspace
+ * belongs to one factored matrix at a time (LU and QR keep their pivots in it). */
+typedef struct mb_linalg mb_linalg;
+
+/* A workspace for matrices of up to m rows and n columns, and up to nrhs
+ * right-hand sides (all >= 1). NULL on failure (message in err). */
+mb_linalg *mb_linalg_create(int m, int n, int nrhs, char *err, size_t errlen);
+void mb_linalg_free(mb_linalg *ws);
+
+/* 1-norm (largest column sum of |a_ij|) of an m x n matrix, for the rcond calls. */
+double mb_norm1(int m, int n, const double *a);
+
+/* Cholesky A = L L' of a symmetric n x n matrix (only the lower triangle is read;
+ * L replaces it). MB_ERR_NOT_PD names the first leading minor that is not
+ * positive definite. Needs no workspace. */
+int mb_chol_factor(int n, double *a, char *err, size_t errlen);
+/* Solves A X = B with the factor from mb_chol_factor; B is n x nrhs, overwritten by X. */
+int mb_chol_solve(int n, const double *l, int nrhs, double *b, char *err, size_t errlen);
+/* Reciprocal condition number (1-norm estimate) from the Cholesky factor and the
+ * 1-norm of the original matrix. */
+int mb_chol_rcond(mb_linalg *ws, int n, const double *l, double anorm, double *rcond,
+                  char *err, size_t errlen);
+
+/* LU with partial pivoting P A = L U of an n x n matrix (n <= workspace n);
+ * the pivots stay in ws. MB_ERR_SINGULAR when a pivot is exactly zero. */
+int mb_lu_factor(mb_linalg *ws, int n, double *a, char *err, size_t errlen);
+/* Solves A X = B with the factor and the pivots in ws; B is n x nrhs, overwritten. */
+int mb_lu_solve(const mb_linalg *ws, int n, const double *lu, int nrhs, double *b,
+                char *err, size_t errlen);
+/* Reciprocal condition number (1-norm estimate) from the LU factor. */
+int mb_lu_rcond(mb_linalg *ws, int n, const double *lu, double anorm, double *rcond,
+                char *err, size_t errlen);
+
+/* QR with column pivoting A P = Q R of an m x n matrix (LAPACK dgeqp3). The
+ * numerical rank is the number of diagonal entries with |R_ii| > tol |R_11|
+ * (tol <= 0 picks max(m,n) * DBL_EPSILON). The permutation is read with
+ * mb_linalg_pivots: column k of A P is column piv[k] of A (0-based). */
+int mb_qrp_factor(mb_linalg *ws, int m, int n, double *a, double tol, int *rank,
+                  char *err, size_t errlen);
+const int *mb_linalg_pivots(const mb_linalg *ws);
+/* Basic least-squares solution from the factor of mb_qrp_factor: the `rank`
+ * leading pivoted columns are used, the others get zero. B is ldb x nrhs with
+ * ldb = max(m, n): on entry its first m rows hold the right-hand sides, on exit
+ * its first n rows hold X. MB_ERR_SINGULAR when rank is 0. */
+int mb_qrp_solve(mb_linalg *ws, int m, int n, int rank, const double *qr, int nrhs, double *b,
+                 char *err, size_t errlen);
+
+/* Minimum-norm least-squares solution of A X ~ B (LAPACK dgelsy: complete
+ * orthogonal factorization with a rank tolerance as in mb_qrp_factor). A is
+ * m x n and is destroyed; B as in mb_qrp_solve (ldb = max(m, n)). */
+int mb_lstsq(mb_linalg *ws, int m, int n, int nrhs, double *a, double *b, double tol, int *rank,
+             char *err, size_t errlen);
+
+#endif

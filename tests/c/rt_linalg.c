@@ -1,0 +1,119 @@
+/* rt_linalg.c: the LAPACK wrappers solve known small systems and report singular or indefinite input. */
+#include <string.h>
+
+#include "linalg.h"
+#include "tap.h"
+
+static double maxdiff(int n, const double *a, const double *b) {
+    double d = 0;
+    for (int i = 0; i < n; ++i) d = fmax(d, fabs(a[i] - b[i]));
+    return d;
+}
+
+int main(void) {
+    char err[MB_ERRLEN] = "";
+    mb_linalg *ws = mb_linalg_create(4, 3, 2, err, sizeof err);
+    ok(ws != NULL, "workspace created (%s)", err);
+
+    /* SPD 3x3 with a known solution: A x = b for x = (1, -2, 3). */
+    const double A[9] = {4, 2, 0.4, 2, 5, 1, 0.4, 1, 3}; /* column-major, symmetric */
+    const double x[3] = {1, -2, 3};
+    double b[3], L[9];
+    for (int i = 0; i < 3; ++i) b[i] = A[i] * x[0] + A[i + 3] * x[1] + A[i + 6] * x[2];
+    memcpy(L, A, sizeof L);
+    is_int(mb_chol_factor(3, L, err, sizeof err), MB_OK, "Cholesky of an SPD matrix");
+    is_double(L[0], 2.0, 1e-15, 0, "L(1,1) = sqrt(4)");
+    double rhs[6];
+    memcpy(rhs, b, sizeof b);
+    for (int i = 0; i < 3; ++i) rhs[3 + i] = 2 * b[i];
+    is_int(mb_chol_solve(3, L, 2, rhs, err, sizeof err), MB_OK, "Cholesky solve with two right-hand sides");
+    ok(maxdiff(3, rhs, x) < 1e-14, "Cholesky solution matches (err %.2g)", maxdiff(3, rhs, x));
+    ok(fabs(rhs[3] - 2) < 1e-14 && fabs(rhs[4] + 4) < 1e-14, "second right-hand side scaled by 2");
+    double rc = 0;
+    is_int(mb_chol_rcond(ws, 3, L, mb_norm1(3, 3, A), &rc, err, sizeof err), MB_OK, "Cholesky rcond");
+    ok(rc > 0.1 && rc <= 1, "rcond of a well-conditioned SPD matrix is O(1) (%.3g)", rc);
+
+    /* Indefinite: [[1,2],[2,1]] has eigenvalues 3 and -1. */
+    double B[4] = {1, 2, 2, 1};
+    err[0] = 0;
+    is_int(mb_chol_factor(2, B, err, sizeof err), MB_ERR_NOT_PD, "indefinite matrix: MB_ERR_NOT_PD");
+    ok(strstr(err, "not positive definite") != NULL, "message says so: \"%s\"", err);
+    double Bn[4] = {1, NAN, NAN, 1};
+    is_int(mb_chol_factor(2, Bn, err, sizeof err), MB_ERR_NAN, "NaN input to Cholesky: MB_ERR_NAN (%s)", err);
+
+    /* LU of a non-symmetric matrix that needs pivoting (zero leading entry). */
+    const double C[9] = {0, 1, 2, 3, 1, 0, 1, 4, 1};
+    double LU[9], y[3];
+    memcpy(LU, C, sizeof LU);
+    for (int i = 0; i < 3; ++i) y[i] = C[i] * x[0] + C[i + 3] * x[1] + C[i + 6] * x[2];
+    is_int(mb_lu_factor(ws, 3, LU, err, sizeof err), MB_OK, "LU of a matrix with a zero leading entry");
+    is_int(mb_lu_solve(ws, 3, LU, 1, y, err, sizeof err), MB_OK, "LU solve");
+    ok(maxdiff(3, y, x) < 1e-14, "LU solution matches (err %.2g)", maxdiff(3, y, x));
+    is_int(mb_lu_rcond(ws, 3, LU, mb_norm1(3, 3, C), &rc, err, sizeof err), MB_OK, "LU rcond");
+    ok(rc > 1e-3 && rc <= 1, "LU rcond plausible (%.3g)", rc);
+
+    /* Singular: third column = first + second. */
+    double S[9] = {1, 2, 3, 4, 5, 6, 5, 7, 9};
+    err[0] = 0;
+    int rcs = mb_lu_factor(ws, 3, S, err, sizeof err);
+    /* Rounding may leave a tiny non-zero pivot instead of an exact zero; then rcond tells. */
+    if (rcs == MB_OK) {
+        double S0[9] = {1, 2, 3, 4, 5, 6, 5, 7, 9};
+        mb_lu_rcond(ws, 3, S, mb_norm1(3, 3, S0), &rc, err, sizeof err);
+        ok(rc < 1e-15, "numerically singular matrix has rcond ~ 0 (%.3g)", rc);
+        ok(1, "(no exact zero pivot)");
+    } else {
+        is_int(rcs, MB_ERR_SINGULAR, "singular matrix: MB_ERR_SINGULAR");
+        ok(strstr(err, "singular") != NULL, "message names it: \"%s\"", err);
+    }
+    double Z[4] = {1, 2, 2, 4}; /* exactly singular in floating point */
+    err[0] = 0;
+    is_int(mb_lu_factor(ws, 2, Z, err, sizeof err), MB_ERR_SINGULAR, "exactly singular 2x2: MB_ERR_SINGULAR");
+    ok(strstr(err, "singular") && strstr(err, "U(2,2)"), "message names the zero pivot: \"%s\"", err);
+    double big[16] = {0};
+    is_int(mb_lu_factor(ws, 4, big, err, sizeof err), MB_ERR_ARG, "too big for the workspace: MB_ERR_ARG (%s)", err);
+
+    /* Pivoted QR: rank of a 4x3 matrix whose third column is a combination. */
+    double Q[12] = {1, 0, 1, 2, 0, 1, 1, -1, 2, 3, 5, 1}; /* col3 = 2 col1 + 3 col2 */
+    int rank = -1;
+    is_int(mb_qrp_factor(ws, 4, 3, Q, 1e-10, &rank, err, sizeof err), MB_OK, "pivoted QR");
+    is_int(rank, 2, "rank of a rank-deficient 4x3 matrix is 2");
+    const int *piv = mb_linalg_pivots(ws);
+    ok(piv[0] >= 0 && piv[0] < 3 && piv[1] != piv[0] && piv[2] != piv[0] && piv[2] != piv[1],
+       "pivots are a permutation (%d %d %d)", piv[0], piv[1], piv[2]);
+
+    /* Full-rank overdetermined least squares: fit a line through exact data. */
+    double F[8] = {1, 1, 1, 1, 0, 1, 2, 3}, F2[8];
+    memcpy(F2, F, sizeof F);
+    double d[4] = {1, 3, 5, 7}, d2[4] = {1, 3, 5, 7}; /* y = 1 + 2 t */
+    is_int(mb_qrp_factor(ws, 4, 2, F, 0, &rank, err, sizeof err), MB_OK, "QR of the line-fit matrix");
+    is_int(mb_qrp_solve(ws, 4, 2, rank, F, 1, d, err, sizeof err), MB_OK, "QR least-squares solve");
+    ok(fabs(d[0] - 1) < 1e-13 && fabs(d[1] - 2) < 1e-13, "QR fit recovers (1, 2): (%.15g, %.15g)", d[0], d[1]);
+    is_int(mb_lstsq(ws, 4, 2, 1, F2, d2, 0, &rank, err, sizeof err), MB_OK, "dgelsy least squares");
+    ok(fabs(d2[0] - 1) < 1e-13 && fabs(d2[1] - 2) < 1e-13, "dgelsy fit recovers (1, 2)");
+    /* Noisy data: the residual is orthogonal to the columns (normal equations). */
+    double G[8] = {1, 1, 1, 1, 0, 1, 2, 3}, g[4] = {1.1, 2.9, 5.2, 6.8}, g0[4];
+    memcpy(g0, g, sizeof g);
+    mb_lstsq(ws, 4, 2, 1, G, g, 0, &rank, err, sizeof err);
+    double r0 = 0, r1 = 0;
+    for (int i = 0; i < 4; ++i) {
+        double res = g0[i] - (g[0] + g[1] * i);
+        r0 += res;
+        r1 += res * i;
+    }
+    ok(fabs(r0) < 1e-13 && fabs(r1) < 1e-13, "least-squares residual is orthogonal to the columns");
+    /* Rank-deficient minimum norm: x1 + x2 = 2 (two identical columns) gives (1, 1). */
+    double H[4] = {1, 1, 1, 1}, h[2] = {2, 2};
+    mb_lstsq(ws, 2, 2, 1, H, h, 1e-12, &rank, err, sizeof err);
+    is_int(rank, 1, "rank-deficient least squares: rank 1");
+    ok(fabs(h[0] - 1) < 1e-13 && fabs(h[1] - 1) < 1e-13, "minimum-norm solution (1, 1)");
+    double Zm[4] = {0, 0, 0, 0}, zr[2] = {1, 1};
+    err[0] = 0;
+    is_int(mb_lstsq(ws, 2, 2, 1, Zm, zr, 0, &rank, err, sizeof err), MB_ERR_SINGULAR,
+           "zero matrix least squares: MB_ERR_SINGULAR (%s)", err);
+
+    mb_linalg_free(ws);
+    ok(mb_linalg_create(0, 3, 1, err, sizeof err) == NULL && strstr(err, ">= 1"), "bad sizes refused: %s", err);
+    is_int(strcmp(mb_status_name(MB_ERR_NEWTON), "MB_ERR_NEWTON"), 0, "status names");
+    return done_testing();
+}
