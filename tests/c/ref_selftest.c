@@ -406,6 +406,44 @@ static void check_double_pendulum(void) {
     }
 }
 
+/* Digest 001 T6: the open quick-return tree (planar; a prismatic joint carrying a revolute one), printed to
+ * 12 decimals. Mapped to mbgen's convention that a body frame sits on its joint: the crank's frame is moved
+ * from its D end to its pin, so its COM (0.05, 0) becomes (0.05 - 0.1, 0). */
+static void check_quick_return(void) {
+    struct ref_tree t;
+    const int parent[5] = { -1, 0, 1, 0, 3 }, kind[5] = { 0, 1, 0, 0, 0 };
+    const double origin_x[5] = { 0, 0, 0, 0.6, 0.3 }, mass[5] = { 2.0, 0.5, 1.0, 1.0, 3.0 };
+    const double IG[5] = { 0.06, 0.001, 1.0 / 1200, 0.0075, 0.05 }, com_x[5] = { 0.3, 0, -0.05, 0.15, 0 };
+    memset(&t, 0, sizeof t);
+    t.n = 5;
+    for (int i = 0; i < 5; ++i) {
+        t.parent[i] = parent[i];
+        t.kind[i] = kind[i];
+        t.origin[i][0] = origin_x[i];
+        t.rotation[i][0] = t.rotation[i][4] = t.rotation[i][8] = 1;
+        if (kind[i] == REF_PRISMATIC) t.axis[i][0] = 1; else t.axis[i][2] = 1;
+        t.mass[i] = mass[i];
+        t.com[i][0] = com_x[i];
+        t.inertia[i][0] = t.inertia[i][4] = t.inertia[i][8] = IG[i];
+    }
+    t.gravity[1] = -9.81;
+    const double z[5] = { 1.2, 0.3, -0.7, 0.4, -0.9 }, zd[5] = { 0.5, -0.2, 1.0, -1.5, 2.0 };
+    const double Mt[25] = {
+        3.306924920158, -0.032210884362, -0.008139299476, 0.930268426222, 0.050000000000,
+        -0.032210884362, 1.500000000000, -0.032210884362, 0, 0,
+        -0.008139299476, -0.032210884362, 0.003333333333, 0, 0,
+        0.930268426222, 0, 0, 0.350000000000, 0.050000000000,
+        0.050000000000, 0, 0, 0.050000000000, 0.050000000000 };
+    const double Qt[5] = { -11.246914819829, -13.688499896077, 0.420390008407, 0.239436290551, 0.000000000000 };
+    double M[25], Q[5];
+    ref_mass_matrix(&t, z, M);
+    ref_forces(&t, z, zd, Q);
+    double eM = maxdiff(25, M, Mt), eQ = maxdiff(5, Q, Qt);
+    int zeros = M[1 * 5 + 3] == 0 && M[1 * 5 + 4] == 0 && M[2 * 5 + 3] == 0 && M[2 * 5 + 4] == 0;
+    ok(eM <= 1e-11 && zeros, "digest 001 T6 quick-return tree: M = printed values, max abs err %.2e <= 1e-11", eM);
+    ok(eQ <= 1e-11, "digest 001 T6 quick-return tree: Q = printed values, max abs err %.2e <= 1e-11", eQ);
+}
+
 /* The power balance has teeth: accelerations off by 1e-6 relative break it by far more than its tolerance. */
 static void check_power_negative_control(void) {
     struct ref_tree t;
@@ -425,6 +463,7 @@ int main(void) {
     check_generator();
     check_fk_by_hand();
     check_double_pendulum();
+    check_quick_return();
     check_family(REF_CHAIN, "chains");
     check_family(REF_BRANCHED, "branched trees");
     check_power_negative_control();

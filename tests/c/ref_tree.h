@@ -32,6 +32,10 @@
  * Matrices given to or returned by the API: 3x3 row-major; M is n x n with both triangles (being
  * symmetric, row- and column-major are the same).
  * No allocation: work arrays live on the stack, sized by REF_MAX.
+ *
+ * Use: a test in tests/c/ does #include "ref_tree.h"; an mbgen tree becomes a
+ * `static const struct ref_tree NAME = {...}` through tests/lib/ref_export.lua; random trees come from
+ * ref_random_tree(&t, n, seed, REF_CHAIN or REF_BRANCHED). Checked by tests/c/ref_selftest.c.
  */
 
 #include <math.h>
@@ -426,7 +430,8 @@ static inline int ref_cholesky(int n, const double *A, double *L) {
 /* ---- seeded random trees ---- */
 
 /* xorshift64* (Vigna): integer-only, so the stream and every tree built from it are bit-identical on
- * any machine (the tree uses only + - * / and sqrt, which IEEE 754 rounds exactly). */
+ * any machine (the tree uses only + - * / and sqrt, which IEEE 754 rounds exactly, and GCC does not
+ * contract them into FMAs under -std=c99). */
 struct ref_rng { uint64_t s; };
 
 static inline void ref_rng_seed(struct ref_rng *g, uint64_t seed) {
