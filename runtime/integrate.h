@@ -1,0 +1,95 @@
+/* integrate.h: the callback interfaces integrators see, and the three integrators' calls; no mechanics here. */
+#ifndef MB_INTEGRATE_H
+#define MB_INTEGRATE_H
+
+#include <float.h>
+#include <math.h>
+#include <stddef.h>
+
+#include "mb_status.h"
+
+/* Work counters, accumulated by every integrator call that takes one. */
+typedef struct {
+    long steps;         /* accepted steps */
+    long rhs_evals;     /* right-hand side (rk4, dopri5) or residual (trapezoidal) evaluations */
+    long rejected;      /* steps rejected by the error control (dopri5) */
+    long newton_iters;  /* Newton iterations (trapezoidal) */
+    long jac_evals;     /* tangent matrices built and factored (trapezoidal) */
+} mb_stats;
+
+/* First-order system y' = f(t, y) of size n (rk4, dopri5). Returns an
+ * mb_status; a non-zero return stops the integrator, which passes it on with
+ * the callback's message unchanged. */
+typedef int mb_ode_fn(void *ctx, double t, const double *y, double *f, char *err, size_t errlen);
+
+/* Second-order system r(t, z, zd, zdd) = 0 of size n (trapezoidal): the
+ * residual, and the tangent cz dr/dz + cv dr/dzd + ca dr/dzdd. */
+typedef struct {
+    int (*residual)(void *ctx, double t, const double *z, const double *zd, const double *zdd, double *r,
+                    char *err, size_t errlen);
+    int (*tangent)(void *ctx, double t, const double *z, const double *zd, const double *zdd, double cz,
+                   double cv, double ca, double *T, char *err, size_t errlen);
+    void *ctx;
+} mb_so_system;
+
+/* Fixed-step integrators cover [t, t_out] in n equal steps of at most h: a
+ * step that does not divide the interval is shortened evenly instead of
+ * leaving a sliver of a last step (the 1e-12 slack absorbs t += h roundoff). */
+static inline long mb_fixed_step_count(double t, double t_out, double h) {
+    double n = ceil((t_out - t) / h * (1 - 1e-12));
+    return n < 1 ? 1 : n > 9e18 ? (long)9e18 : (long)n;
+}
+
+/* ---- classical Runge-Kutta, 4th order, fixed step (integrate_rk4.c) ---- */
+typedef struct mb_rk4 mb_rk4;
+mb_rk4 *mb_rk4_create(int n, char *err, size_t errlen);
+void mb_rk4_free(mb_rk4 *rk);
+/* Advances y (n) from *t to t_out in steps of at most h; *t and y always hold
+ * the last step that succeeded. MB_ERR_MAX_STEPS (before any work) when that
+ * takes more than max_steps steps (max_steps <= 0: no limit). */
+int mb_rk4_advance(mb_rk4 *rk, mb_ode_fn *f, void *ctx, double *t, double *y, double t_out, double h,
+                   long max_steps, mb_stats *st, char *err, size_t errlen);
+
+/* ---- Dormand-Prince 5(4), adaptive, dense output (integrate_dopri5.c) ---- */
+typedef struct {
+    double rtol, atol;      /* error per step: |e_i| <= atol + rtol max(|y_i|, |y_new_i|) in RMS */
+    double h0;              /* first step; 0 = chosen from f (Hairer's initial step algorithm) */
+    double h_min;           /* a step below max(h_min, 16 eps |t|) is an underflow error */
+    double h_max;           /* 0 = no limit */
+    double safety;          /* 0.9: aim below the tolerance so the next step is accepted */
+    double fac_min, fac_max;/* 0.2, 10: bounds of the step-size change per step */
+    long max_steps;         /* per mb_dopri5_advance call; <= 0: no limit */
+} mb_dopri5_opts;
+void mb_dopri5_opts_default(mb_dopri5_opts *o);
+typedef struct mb_dopri5 mb_dopri5;
+mb_dopri5 *mb_dopri5_create(int n, const mb_dopri5_opts *o, char *err, size_t errlen);
+void mb_dopri5_free(mb_dopri5 *dp);
+/* Starts at (t, y): evaluates f there (the first stage, reused by FSAL) and picks the first step. */
+int mb_dopri5_reset(mb_dopri5 *dp, mb_ode_fn *f, void *ctx, double t, const double *y, mb_stats *st,
+                    char *err, size_t errlen);
+/* Steps until the internal time passes t_out and writes y(t_out) into y_out by
+ * the 4th-order continuous extension, so evenly spaced outputs cost no extra
+ * steps. t_out must not lie before the start of the last step. */
+int mb_dopri5_advance(mb_dopri5 *dp, mb_ode_fn *f, void *ctx, double t_out, double *y_out, mb_stats *st,
+                      char *err, size_t errlen);
+double mb_dopri5_time(const mb_dopri5 *dp);   /* internal time (end of the last step) */
+double mb_dopri5_step(const mb_dopri5 *dp);   /* the step size the next step will try */
+
+/* ---- implicit trapezoidal rule = Newmark beta 1/4, gamma 1/2 (integrate_trapezoidal.c) ---- */
+typedef struct mb_trap mb_trap;
+/* newton_tol: converged when max|dzdd| <= newton_tol (1 + max|zdd|); newton_max_iter >= 1. */
+mb_trap *mb_trap_create(int n, double newton_tol, int newton_max_iter, char *err, size_t errlen);
+void mb_trap_free(mb_trap *tr);
+/* Starts at (t, z, zd): finds the consistent zdd from r(t, z, zd, zdd) = 0. */
+int mb_trap_reset(mb_trap *tr, const mb_so_system *sys, double t, const double *z, const double *zd,
+                  mb_stats *st, char *err, size_t errlen);
+/* Advances to t_out in fixed steps of at most h (as mb_rk4_advance). On an
+ * error the state is the last step that succeeded. */
+int mb_trap_advance(mb_trap *tr, const mb_so_system *sys, double t_out, double h, long max_steps,
+                    mb_stats *st, char *err, size_t errlen);
+double mb_trap_time(const mb_trap *tr);
+const double *mb_trap_z(const mb_trap *tr);
+const double *mb_trap_zd(const mb_trap *tr);
+const double *mb_trap_zdd(const mb_trap *tr);
+
+#endif

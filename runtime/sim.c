@@ -1,0 +1,312 @@
+/* sim.c: the simulation object: owns state, parameters, inputs and workspaces, and wires formulation to integrator. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "formulation_tree.h"
+#include "sim.h"
+
+struct mb_sim {
+    const mb_model *m;
+    mb_sim_options o;
+    int nz;
+    double t;
+    double *y;          /* 2 nz: z then zd, the state the user sees */
+    double *p, *u;      /* np, nu (NULL when 0: generated code does not read them) */
+    double *ptmp;       /* max(np, nu): staging for set_params/set_inputs (all-or-nothing) */
+    double *e2;         /* 2: energy scratch */
+    mb_tree *tree;
+    mb_rk4 *rk4;
+    mb_dopri5 *dp;
+    mb_trap *trap;
+    mb_so_system sys;
+    int need_reset;     /* the integrator must restart from (t, y) before the next step */
+    mb_stats st;
+    char msg[MB_ERRLEN];
+};
+
+void mb_sim_options_default(mb_sim_options *o, const mb_model *m) {
+    o->integrator = MB_INTEGRATOR_RK4;
+    o->step = 1e-3;
+    o->rtol = o->atol = 1e-6;
+    o->h_min = o->h_max = 0;
+    o->max_steps = 1000000;
+    o->newton_tol = 1e-10;
+    o->newton_max_iter = 10;
+    o->use_forward_dynamics = 0;
+    if (!m) return;
+    mb_integrator i;
+    if (m->simulate.integrator && mb_integrator_parse(m->simulate.integrator, &i) == MB_OK) o->integrator = i;
+    if (m->simulate.step > 0) o->step = m->simulate.step;
+    if (m->simulate.tolerance > 0) o->rtol = o->atol = m->simulate.tolerance;
+}
+
+static const char *const integrator_names[] = {"rk4", "dopri5", "trapezoidal"};
+
+int mb_integrator_parse(const char *name, mb_integrator *out) {
+    for (int i = 0; i < 3; ++i)
+        if (name && strcmp(name, integrator_names[i]) == 0) {
+            *out = (mb_integrator)i;
+            return MB_OK;
+        }
+    return MB_ERR_ARG;
+}
+
+const char *mb_integrator_name(mb_integrator i) {
+    return (unsigned)i < 3 ? integrator_names[i] : "unknown";
+}
+
+/* ---- the system as each integrator sees it ---- */
+static int ode_rhs(void *ctx, double t, const double *y, double *f, char *err, size_t errlen) {
+    mb_sim *s = ctx;
+    memcpy(f, y + s->nz, (size_t)s->nz * sizeof(double));
+    return mb_tree_accel(s->tree, t, y, y + s->nz, s->u, s->p, f + s->nz, err, errlen);
+}
+
+static int so_residual(void *ctx, double t, const double *z, const double *zd, const double *zdd, double *r,
+                       char *err, size_t errlen) {
+    mb_sim *s = ctx;
+    return mb_tree_residual(s->tree, t, z, zd, zdd, s->u, s->p, r, err, errlen);
+}
+
+static int so_tangent(void *ctx, double t, const double *z, const double *zd, const double *zdd, double cz,
+                      double cv, double ca, double *T, char *err, size_t errlen) {
+    mb_sim *s = ctx;
+    return mb_tree_tangent(s->tree, t, z, zd, zdd, s->u, s->p, cz, cv, ca, T, err, errlen);
+}
+
+/* ---- lifetime ---- */
+void mb_sim_free(mb_sim *s) {
+    if (!s) return;
+    mb_tree_free(s->tree);
+    mb_rk4_free(s->rk4);
+    mb_dopri5_free(s->dp);
+    mb_trap_free(s->trap);
+    free(s->y);
+    free(s->p);
+    free(s->u);
+    free(s->ptmp);
+    free(s->e2);
+    free(s);
+}
+
+/* Restarts the integrator at (t, y): evaluates the initial acceleration. */
+static int restart(mb_sim *s) {
+    int rc = MB_OK;
+    switch (s->o.integrator) {
+    case MB_INTEGRATOR_RK4: break; /* keeps no state between steps */
+    case MB_INTEGRATOR_DOPRI5: rc = mb_dopri5_reset(s->dp, ode_rhs, s, s->t, s->y, &s->st, s->msg, sizeof s->msg); break;
+    case MB_INTEGRATOR_TRAPEZOIDAL:
+        rc = mb_trap_reset(s->trap, &s->sys, s->t, s->y, s->y + s->nz, &s->st, s->msg, sizeof s->msg);
+        break;
+    }
+    s->need_reset = rc != MB_OK;
+    return rc;
+}
+
+mb_sim *mb_sim_create(const mb_model *m, const mb_sim_options *o, char *err, size_t errlen) {
+    if (!m || m->nz < 1 || m->np < 0 || m->nu < 0) {
+        mb_fail(err, errlen, MB_ERR_ARG, "mb_sim_create: %s", m ? "the model has no coordinates" : "no model");
+        return NULL;
+    }
+    mb_sim_options d;
+    mb_sim_options_default(&d, m);
+    if (!o) o = &d;
+    if ((unsigned)o->integrator > MB_INTEGRATOR_TRAPEZOIDAL) {
+        mb_fail(err, errlen, MB_ERR_ARG, "mb_sim_create: unknown integrator %d", (int)o->integrator);
+        return NULL;
+    }
+    if (o->integrator != MB_INTEGRATOR_DOPRI5 && (!(o->step > 0) || !isfinite(o->step))) {
+        mb_fail(err, errlen, MB_ERR_ARG, "mb_sim_create: step %g must be positive and finite", o->step);
+        return NULL;
+    }
+    mb_sim *s = calloc(1, sizeof *s);
+    if (!s) goto nomem;
+    s->m = m;
+    s->o = *o;
+    s->nz = m->nz;
+    size_t nz = (size_t)m->nz, np = (size_t)m->np, nu = (size_t)m->nu;
+    if (!(s->y = calloc(2 * nz, sizeof(double)))) goto nomem;
+    if (np && !(s->p = calloc(np, sizeof(double)))) goto nomem;
+    if (nu && !(s->u = calloc(nu, sizeof(double)))) goto nomem;
+    if (!(s->ptmp = calloc(np > nu ? np + 1 : nu + 1, sizeof(double)))) goto nomem;
+    if (!(s->e2 = calloc(2, sizeof(double)))) goto nomem;
+    for (size_t i = 0; i < nz; ++i) {
+        s->y[i] = m->z0 ? m->z0[i] : 0;
+        s->y[nz + i] = m->zd0 ? m->zd0[i] : 0;
+    }
+    for (size_t i = 0; i < np; ++i) s->p[i] = m->p_default ? m->p_default[i] : 0;
+
+    unsigned flags;
+    if (o->integrator == MB_INTEGRATOR_TRAPEZOIDAL) flags = MB_TREE_TANGENT;
+    else flags = MB_TREE_ACCEL | (o->use_forward_dynamics ? MB_TREE_FORWARD_DYNAMICS : 0);
+    if (!(s->tree = mb_tree_create(m, flags, err, errlen))) goto fail;
+    switch (o->integrator) {
+    case MB_INTEGRATOR_RK4:
+        if (!(s->rk4 = mb_rk4_create(2 * m->nz, err, errlen))) goto fail;
+        break;
+    case MB_INTEGRATOR_DOPRI5: {
+        mb_dopri5_opts dopt;
+        mb_dopri5_opts_default(&dopt);
+        dopt.rtol = o->rtol;
+        dopt.atol = o->atol;
+        dopt.h_min = o->h_min;
+        dopt.h_max = o->h_max;
+        dopt.max_steps = o->max_steps;
+        if (!(s->dp = mb_dopri5_create(2 * m->nz, &dopt, err, errlen))) goto fail;
+        break;
+    }
+    case MB_INTEGRATOR_TRAPEZOIDAL:
+        if (!(s->trap = mb_trap_create(m->nz, o->newton_tol, o->newton_max_iter, err, errlen))) goto fail;
+        s->sys.residual = so_residual;
+        s->sys.tangent = so_tangent;
+        s->sys.ctx = s;
+        break;
+    }
+    /* Evaluate the model once at the start so a broken model fails at create. */
+    if (o->integrator == MB_INTEGRATOR_RK4) {
+        double *f = calloc(2 * nz, sizeof(double));
+        if (!f) goto nomem;
+        int rc = ode_rhs(s, s->t, s->y, f, err, errlen);
+        free(f);
+        if (rc) goto fail;
+    } else if (restart(s)) {
+        mb_fail(err, errlen, MB_OK, "%s", s->msg);
+        goto fail;
+    }
+    s->msg[0] = '\0';
+    return s;
+nomem:
+    mb_fail(err, errlen, MB_ERR_ALLOC, "mb_sim_create: out of memory (model %s, nz = %d)",
+            m->name ? m->name : "?", m->nz);
+fail:
+    mb_sim_free(s);
+    return NULL;
+}
+
+/* ---- setting ---- */
+static int check_finite(mb_sim *s, const double *v, int n, const char *what, const char *const *names) {
+    for (int i = 0; i < n; ++i)
+        if (!isfinite(v[i]))
+            return mb_fail(s->msg, sizeof s->msg, MB_ERR_ARG, "%s %d (%s) is %g; values must be finite", what, i,
+                           names && names[i] ? names[i] : "?", v[i]);
+    return MB_OK;
+}
+
+int mb_sim_set_state(mb_sim *s, double t, const double *z, const double *zd) {
+    int rc;
+    if (!z) return mb_fail(s->msg, sizeof s->msg, MB_ERR_ARG, "mb_sim_set_state: z is NULL");
+    if (!isfinite(t)) return mb_fail(s->msg, sizeof s->msg, MB_ERR_ARG, "mb_sim_set_state: time %g", t);
+    if ((rc = check_finite(s, z, s->nz, "coordinate", s->m->z_names))) return rc;
+    if (zd && (rc = check_finite(s, zd, s->nz, "velocity", s->m->z_names))) return rc;
+    s->t = t;
+    for (int i = 0; i < s->nz; ++i) {
+        s->y[i] = z[i];
+        s->y[s->nz + i] = zd ? zd[i] : 0;
+    }
+    s->need_reset = 1;
+    return MB_OK;
+}
+
+int mb_sim_set_params(mb_sim *s, const double *p) {
+    int rc;
+    if (s->m->np == 0) return MB_OK;
+    if (!p) return mb_fail(s->msg, sizeof s->msg, MB_ERR_ARG, "mb_sim_set_params: p is NULL");
+    if ((rc = check_finite(s, p, s->m->np, "parameter", s->m->p_names))) return rc;
+    memcpy(s->p, p, (size_t)s->m->np * sizeof(double));
+    s->need_reset = 1;
+    return MB_OK;
+}
+
+int mb_sim_set_param(mb_sim *s, const char *name, double value) {
+    for (int i = 0; i < s->m->np; ++i)
+        if (name && s->m->p_names && s->m->p_names[i] && strcmp(name, s->m->p_names[i]) == 0) {
+            memcpy(s->ptmp, s->p, (size_t)s->m->np * sizeof(double));
+            s->ptmp[i] = value;
+            return mb_sim_set_params(s, s->ptmp);
+        }
+    /* List the names so the user sees the choices. */
+    char list[MB_ERRLEN / 2] = "";
+    size_t len = 0;
+    for (int i = 0; i < s->m->np && s->m->p_names && len + 2 < sizeof list; ++i)
+        len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", i ? ", " : "", s->m->p_names[i]);
+    return mb_fail(s->msg, sizeof s->msg, MB_ERR_ARG, "model %s has no design parameter \"%s\" (it has: %s)",
+                   s->m->name ? s->m->name : "?", name ? name : "(null)", s->m->np ? list : "none");
+}
+
+int mb_sim_set_inputs(mb_sim *s, const double *u) {
+    int rc;
+    if (s->m->nu == 0) return MB_OK;
+    if (!u) return mb_fail(s->msg, sizeof s->msg, MB_ERR_ARG, "mb_sim_set_inputs: u is NULL");
+    if ((rc = check_finite(s, u, s->m->nu, "input", s->m->u_names))) return rc;
+    memcpy(s->u, u, (size_t)s->m->nu * sizeof(double));
+    s->need_reset = 1;
+    return MB_OK;
+}
+
+/* ---- stepping ---- */
+int mb_sim_step(mb_sim *s, double t_out) {
+    int rc;
+    if (!isfinite(t_out) || t_out < s->t)
+        return mb_fail(s->msg, sizeof s->msg, MB_ERR_ARG, "mb_sim_step: t_out = %g is before the current time %.17g",
+                       t_out, s->t);
+    if (t_out == s->t) return MB_OK;
+    if (s->need_reset && (rc = restart(s))) return rc;
+    switch (s->o.integrator) {
+    case MB_INTEGRATOR_RK4:
+        /* rk4 updates (t, y) step by step, so a failure leaves the last good step. */
+        rc = mb_rk4_advance(s->rk4, ode_rhs, s, &s->t, s->y, t_out, s->o.step, s->o.max_steps, &s->st, s->msg,
+                            sizeof s->msg);
+        break;
+    case MB_INTEGRATOR_DOPRI5:
+        /* dopri5 writes y only on success: on failure y keeps the previous output. */
+        rc = mb_dopri5_advance(s->dp, ode_rhs, s, t_out, s->y, &s->st, s->msg, sizeof s->msg);
+        if (rc == MB_OK) s->t = t_out;
+        break;
+    case MB_INTEGRATOR_TRAPEZOIDAL:
+        rc = mb_trap_advance(s->trap, &s->sys, t_out, s->o.step, s->o.max_steps, &s->st, s->msg, sizeof s->msg);
+        s->t = mb_trap_time(s->trap);
+        memcpy(s->y, mb_trap_z(s->trap), (size_t)s->nz * sizeof(double));
+        memcpy(s->y + s->nz, mb_trap_zd(s->trap), (size_t)s->nz * sizeof(double));
+        break;
+    }
+    if (rc) s->need_reset = 1;
+    return rc;
+}
+
+/* ---- reading ---- */
+double mb_sim_t(const mb_sim *s) { return s->t; }
+const double *mb_sim_z(const mb_sim *s) { return s->y; }
+const double *mb_sim_zd(const mb_sim *s) { return s->y + s->nz; }
+const double *mb_sim_params(const mb_sim *s) { return s->p; }
+const double *mb_sim_inputs(const mb_sim *s) { return s->u; }
+const mb_model *mb_sim_model(const mb_sim *s) { return s->m; }
+const mb_sim_options *mb_sim_get_options(const mb_sim *s) { return &s->o; }
+void mb_sim_stats(const mb_sim *s, mb_stats *out) { *out = s->st; }
+const char *mb_sim_errmsg(const mb_sim *s) { return s->msg; }
+
+int mb_sim_energy(mb_sim *s, double *kinetic, double *potential) {
+    if (!s->m->energy)
+        return mb_fail(s->msg, sizeof s->msg, MB_ERR_MODEL, "model %s has no energy function",
+                       s->m->name ? s->m->name : "?");
+    mb_args a = {s->t, s->y, s->y + s->nz, NULL, s->u, s->p, NULL};
+    s->m->energy(&a, s->e2);
+    if (!isfinite(s->e2[0]) || !isfinite(s->e2[1]))
+        return mb_fail(s->msg, sizeof s->msg, MB_ERR_NAN, "energy is (%g, %g) at t = %.17g", s->e2[0], s->e2[1],
+                       s->t);
+    if (kinetic) *kinetic = s->e2[0];
+    if (potential) *potential = s->e2[1];
+    return MB_OK;
+}
+
+int mb_sim_points(mb_sim *s, double *xyz) {
+    if (!s->m->points || s->m->npt < 1)
+        return mb_fail(s->msg, sizeof s->msg, MB_ERR_MODEL, "model %s has no points", s->m->name ? s->m->name : "?");
+    mb_args a = {s->t, s->y, s->y + s->nz, NULL, s->u, s->p, NULL};
+    s->m->points(&a, xyz);
+    for (int i = 0; i < 3 * s->m->npt; ++i)
+        if (!isfinite(xyz[i]))
+            return mb_fail(s->msg, sizeof s->msg, MB_ERR_NAN, "point %s coordinate %d is %g at t = %.17g",
+                           s->m->point_names ? s->m->point_names[i / 3] : "?", i % 3, xyz[i], s->t);
+    return MB_OK;
+}

@@ -1,0 +1,87 @@
+/* sim.h: the public C API to simulate any mb_model (open trees), in the shape of SUNDIALS' CVODE. */
+#ifndef MB_SIM_H
+#define MB_SIM_H
+
+#include <stddef.h>
+
+#include "integrate.h"
+#include "mb_model.h"
+#include "mb_status.h"
+
+/* Usage:
+ *   mb_sim_options o;
+ *   mb_sim_options_default(&o, &NAME_model);     // the model's `simulate` defaults
+ *   o.integrator = MB_INTEGRATOR_DOPRI5;
+ *   char err[MB_ERRLEN];
+ *   mb_sim *s = mb_sim_create(&NAME_model, &o, err, sizeof err);
+ *   if (!s) { fprintf(stderr, "%s\n", err); ... }
+ *   for (int k = 1; k <= 100; ++k)
+ *       if (mb_sim_step(s, 0.05 * k)) { fprintf(stderr, "%s\n", mb_sim_errmsg(s)); break; }
+ *   printf("%g %g\n", mb_sim_t(s), mb_sim_z(s)[0]);
+ *   mb_sim_free(s);
+ * Create allocates every workspace; set_*, step and the accessors never allocate.
+ * Every int-returning call returns an mb_status (MB_OK = 0) and leaves a
+ * message for mb_sim_errmsg on failure. */
+
+typedef enum { MB_INTEGRATOR_RK4, MB_INTEGRATOR_DOPRI5, MB_INTEGRATOR_TRAPEZOIDAL } mb_integrator;
+
+typedef struct {
+    mb_integrator integrator;
+    double step;              /* rk4, trapezoidal: the fixed step; dopri5: first step (0 = automatic) */
+    double rtol, atol;        /* dopri5: error tolerances per step */
+    double h_min, h_max;      /* dopri5: step limits (0 = none beyond roundoff) */
+    long max_steps;           /* steps allowed per mb_sim_step call, like CVODE's mxstep (<= 0: no limit) */
+    double newton_tol;        /* trapezoidal: max|dzdd| <= newton_tol (1 + max|zdd|) */
+    int newton_max_iter;      /* trapezoidal */
+    int use_forward_dynamics; /* rk4, dopri5: zdd from model->forward_dynamics instead of Cholesky of M */
+} mb_sim_options;
+
+/* Defaults: rk4, step 1e-3, rtol = atol = 1e-6, max_steps 1e6, newton_tol 1e-10,
+ * newton_max_iter 10; then m->simulate (integrator, step, tolerance as rtol and
+ * atol) overrides where it is set, if m is not NULL. */
+void mb_sim_options_default(mb_sim_options *o, const mb_model *m);
+/* "rk4", "dopri5", "trapezoidal" -> *out; MB_ERR_ARG for another name. */
+int mb_integrator_parse(const char *name, mb_integrator *out);
+const char *mb_integrator_name(mb_integrator i);
+
+typedef struct mb_sim mb_sim;
+
+/* A simulation of model m at t = 0 from m->z0, m->zd0 (zeros where NULL), with
+ * p = m->p_default (zeros where NULL) and u = 0. o NULL: defaults for m. Checks
+ * the options and that the model has what the integrator needs, computes the
+ * initial acceleration (so a bad model fails here), and returns NULL with a
+ * message in err on failure. The model is borrowed and must outlive the sim. */
+mb_sim *mb_sim_create(const mb_model *m, const mb_sim_options *o, char *err, size_t errlen);
+void mb_sim_free(mb_sim *s);
+
+/* Restart at time t from z, zd (nz each; zd NULL = zeros). Rejects NaN/inf. */
+int mb_sim_set_state(mb_sim *s, double t, const double *z, const double *zd);
+/* Design parameters (np) and inputs (nu). Inputs are held constant over each
+ * mb_sim_step call; the integrator restarts from the current state so no step
+ * straddles the change. Values must be finite; on error nothing changes. */
+int mb_sim_set_params(mb_sim *s, const double *p);
+int mb_sim_set_param(mb_sim *s, const char *name, double value);
+int mb_sim_set_inputs(mb_sim *s, const double *u);
+
+/* Advance to t_out >= mb_sim_t(s). On failure the state stays a successfully
+ * reached one (the last step or output time before the failure), mb_sim_t says
+ * when, and the next call restarts the integrator from there. */
+int mb_sim_step(mb_sim *s, double t_out);
+
+double mb_sim_t(const mb_sim *s);
+const double *mb_sim_z(const mb_sim *s);    /* nz, valid until the next call that changes the state */
+const double *mb_sim_zd(const mb_sim *s);
+const double *mb_sim_params(const mb_sim *s);
+const double *mb_sim_inputs(const mb_sim *s);
+const mb_model *mb_sim_model(const mb_sim *s);
+const mb_sim_options *mb_sim_get_options(const mb_sim *s);
+/* Kinetic and potential energy at the current state (model->energy). */
+int mb_sim_energy(mb_sim *s, double *kinetic, double *potential);
+/* Positions of the named points, 3 npt values (model->points). */
+int mb_sim_points(mb_sim *s, double *xyz);
+/* Work counters since create (set_state does not reset them). */
+void mb_sim_stats(const mb_sim *s, mb_stats *out);
+/* The message of the last failed call ("" if none). */
+const char *mb_sim_errmsg(const mb_sim *s);
+
+#endif
