@@ -67,11 +67,13 @@ static const char *zname(const mb_model *m, int i) {
 
 /* Names the first non-finite entry of a model output: a NaN must stop the run
  * at its source, not surface later as a "singular matrix" or a wrong answer. */
+static const char *nonfinite(double v) { return isnan(v) ? "NaN" : v > 0 ? "+inf" : "-inf"; }
+
 static int check_vec(const mb_tree *tr, const double *v, const char *what, double t, char *err, size_t errlen) {
     for (int i = 0; i < tr->nz; ++i)
         if (!isfinite(v[i]))
-            return mb_fail(err, errlen, MB_ERR_NAN, "%s[%d] (%s) is %g at t = %.17g", what, i, zname(tr->m, i),
-                           v[i], t);
+            return mb_fail(err, errlen, MB_ERR_NAN, "%s[%d] (%s) is %s at t = %.10g", what, i, zname(tr->m, i),
+                           nonfinite(v[i]), t);
     return MB_OK;
 }
 
@@ -80,8 +82,8 @@ static int check_mat(const mb_tree *tr, const double *a, const char *what, doubl
     for (int j = 0; j < n; ++j)
         for (int i = 0; i < n; ++i)
             if (!isfinite(a[i + (size_t)j * n]))
-                return mb_fail(err, errlen, MB_ERR_NAN, "%s(%d,%d) is %g at t = %.17g", what, i + 1, j + 1,
-                               a[i + (size_t)j * n], t);
+                return mb_fail(err, errlen, MB_ERR_NAN, "%s(%d,%d) is %s at t = %.10g", what, i + 1, j + 1,
+                               nonfinite(a[i + (size_t)j * n]), t);
     return MB_OK;
 }
 
@@ -107,7 +109,7 @@ int mb_tree_accel(mb_tree *tr, double t, const double *z, const double *zd, cons
     char msg[MB_ERRLEN];
     rc = mb_chol_factor(tr->nz, tr->M, msg, sizeof msg);
     if (rc == MB_ERR_NOT_PD)
-        return mb_fail(err, errlen, rc, "mass matrix of model %s is not positive definite at t = %.17g (%s)",
+        return mb_fail(err, errlen, rc, "mass matrix of model %s is not positive definite at t = %.10g (%s)",
                        m->name ? m->name : "?", t, msg);
     if (rc) return mb_fail(err, errlen, rc, "%s", msg);
     for (int i = 0; i < tr->nz; ++i) zdd[i] = tr->Q[i];

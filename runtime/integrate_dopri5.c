@@ -214,13 +214,13 @@ int mb_dopri5_advance(mb_dopri5 *dp, mb_ode_fn *f, void *ctx, double t_out, doub
     if (!dp->started) return mb_fail(err, errlen, MB_ERR_ARG, "dopri5: advance before reset");
     double t_first = dp->have_dense ? dp->t_old : dp->t;
     if (!isfinite(t_out) || t_out < t_first)
-        return mb_fail(err, errlen, MB_ERR_ARG, "dopri5: output time %g lies before %.17g", t_out, t_first);
+        return mb_fail(err, errlen, MB_ERR_ARG, "dopri5: output time %g lies before %.10g", t_out, t_first);
     long attempts = 0;
     const mb_dopri5_opts *o = &dp->o;
     while (dp->t < t_out) {
         if (o->max_steps > 0 && attempts >= o->max_steps)
             return mb_fail(err, errlen, MB_ERR_MAX_STEPS,
-                           "dopri5: more than max_steps = %ld steps between t = %.17g and t_out = %g (h = %g)",
+                           "dopri5: more than max_steps = %ld steps between t = %.10g and t_out = %g (h = %g)",
                            o->max_steps, t_first, t_out, dp->h);
         double h = dp->h;
         if (o->h_max > 0) h = fmin(h, o->h_max);
@@ -228,7 +228,7 @@ int mb_dopri5_advance(mb_dopri5 *dp, mb_ode_fn *f, void *ctx, double t_out, doub
         double h_lim = fmax(o->h_min, 16 * DBL_EPSILON * fabs(dp->t));
         if (h < h_lim)
             return mb_fail(err, errlen, MB_ERR_STEP_UNDERFLOW,
-                           "dopri5: step size %.3g at t = %.17g fell below its limit %.3g (singular or too stiff "
+                           "dopri5: step size %.3g at t = %.10g fell below its limit %.3g (singular or too stiff "
                            "a problem, or a tolerance too tight)", h, dp->t, h_lim);
         double enorm;
         int rc = attempt(dp, f, ctx, h, &enorm, st, err, errlen);

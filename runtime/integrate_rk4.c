@@ -62,7 +62,7 @@ int mb_rk4_advance(mb_rk4 *rk, mb_ode_fn *f, void *ctx, double *t, double *y, do
     double t0 = *t;
     if (!(h > 0) || !isfinite(h)) return mb_fail(err, errlen, MB_ERR_ARG, "rk4: step %g must be positive", h);
     if (!isfinite(t_out) || t_out < t0)
-        return mb_fail(err, errlen, MB_ERR_ARG, "rk4: output time %g is before the current time %.17g", t_out, t0);
+        return mb_fail(err, errlen, MB_ERR_ARG, "rk4: output time %g is before the current time %.10g", t_out, t0);
     if (t_out == t0) return MB_OK;
     long n = mb_fixed_step_count(t0, t_out, h);
     if (max_steps > 0 && n > max_steps)

@@ -248,7 +248,7 @@ int mb_sim_set_inputs(mb_sim *s, const double *u) {
 int mb_sim_step(mb_sim *s, double t_out) {
     int rc;
     if (!isfinite(t_out) || t_out < s->t)
-        return mb_fail(s->msg, sizeof s->msg, MB_ERR_ARG, "mb_sim_step: t_out = %g is before the current time %.17g",
+        return mb_fail(s->msg, sizeof s->msg, MB_ERR_ARG, "mb_sim_step: t_out = %g is before the current time %.10g",
                        t_out, s->t);
     if (t_out == s->t) return MB_OK;
     if (s->need_reset && (rc = restart(s))) return rc;
@@ -292,7 +292,7 @@ int mb_sim_energy(mb_sim *s, double *kinetic, double *potential) {
     mb_args a = {s->t, s->y, s->y + s->nz, NULL, s->u, s->p, NULL};
     s->m->energy(&a, s->e2);
     if (!isfinite(s->e2[0]) || !isfinite(s->e2[1]))
-        return mb_fail(s->msg, sizeof s->msg, MB_ERR_NAN, "energy is (%g, %g) at t = %.17g", s->e2[0], s->e2[1],
+        return mb_fail(s->msg, sizeof s->msg, MB_ERR_NAN, "energy is (%g, %g) at t = %.10g", s->e2[0], s->e2[1],
                        s->t);
     if (kinetic) *kinetic = s->e2[0];
     if (potential) *potential = s->e2[1];
@@ -306,7 +306,7 @@ int mb_sim_points(mb_sim *s, double *xyz) {
     s->m->points(&a, xyz);
     for (int i = 0; i < 3 * s->m->npt; ++i)
         if (!isfinite(xyz[i]))
-            return mb_fail(s->msg, sizeof s->msg, MB_ERR_NAN, "point %s coordinate %d is %g at t = %.17g",
+            return mb_fail(s->msg, sizeof s->msg, MB_ERR_NAN, "point %s coordinate %d is %g at t = %.10g",
                            s->m->point_names ? s->m->point_names[i / 3] : "?", i % 3, xyz[i], s->t);
     return MB_OK;
 }

@@ -1,0 +1,151 @@
+/* mbcheck.c: checks every generated derivative of one model against complex step and central differences.
+ *
+ * Built by `mbgen check` as: cc -DMB_COMPLEX -DMB_MODEL=NAME_model mbcheck.c NAME.c
+ * The complex build evaluates the analytic derivatives (real parts), the complex-step reference
+ * (imaginary parts with h = 1e-30) and central differences, all on seeded random states.
+ * Output: one line per function with the worst errors, relative to the matrix max-norm. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "mb_model.h"
+
+#ifndef MB_COMPLEX
+#error "mbcheck is built with -DMB_COMPLEX"
+#endif
+
+extern const mb_model MB_MODEL;
+
+enum { ARR_Z, ARR_ZD, ARR_ZDD, ARR_P, ARR_T };
+
+typedef struct {
+    const char *name;      /* derivative function */
+    mb_fn *base, *deriv;
+    int rows, arr, cols;   /* base output size, differentiated array, its size */
+} check_item;
+
+static unsigned long long rng_state = 0x9e3779b97f4a7c15ULL;
+
+static double rnd(void) /* uniform in [-1, 1), xorshift64* */
+{
+    rng_state ^= rng_state >> 12;
+    rng_state ^= rng_state << 25;
+    rng_state ^= rng_state >> 27;
+    unsigned long long r = rng_state * 2685821657736338717ULL;
+    return (double)(r >> 11) / 4503599627370496.0 - 1.0;
+}
+
+typedef struct {
+    mb_real t;
+    mb_real *z, *zd, *zdd, *u, *p, *w;
+} state;
+
+static void to_args(const state *s, mb_args *a)
+{
+    a->t = s->t;
+    a->z = s->z; a->zd = s->zd; a->zdd = s->zdd; a->u = s->u; a->p = s->p; a->w = s->w;
+}
+
+static mb_real *array_of(state *s, int arr)
+{
+    switch (arr) {
+    case ARR_Z: return s->z;
+    case ARR_ZD: return s->zd;
+    case ARR_ZDD: return s->zdd;
+    case ARR_P: return s->p;
+    default: return &s->t;
+    }
+}
+
+int main(int argc, char **argv)
+{
+    const mb_model *m = &MB_MODEL;
+    int nstates = argc > 1 ? atoi(argv[1]) : 5;
+    double cs_tol = argc > 2 ? atof(argv[2]) : 1e-12, cd_tol = argc > 3 ? atof(argv[3]) : 1e-6;
+    if (argc > 4) rng_state ^= strtoull(argv[4], NULL, 10) * 0x9e3779b97f4a7c15ULL;
+    int nz = m->nz, np = m->np, nu = m->nu, nc = m->nc, npt = m->npt;
+
+    check_item items[32];
+    int ni = 0;
+#define ITEM(dname, b, d, r, ar, c) \
+    if (m->b && m->d && (c) > 0 && (r) > 0) items[ni++] = (check_item){ dname, m->b, m->d, r, ar, c }
+    ITEM("mass (d inverse_dynamics / d zdd)", inverse_dynamics, mass, nz, ARR_ZDD, nz);
+    ITEM("inverse_dynamics_dz", inverse_dynamics, inverse_dynamics_dz, nz, ARR_Z, nz);
+    ITEM("inverse_dynamics_dzd", inverse_dynamics, inverse_dynamics_dzd, nz, ARR_ZD, nz);
+    ITEM("inverse_dynamics_dp", inverse_dynamics, inverse_dynamics_dp, nz, ARR_P, np);
+    ITEM("forward_dynamics_dz", forward_dynamics, forward_dynamics_dz, nz, ARR_Z, nz);
+    ITEM("forward_dynamics_dzd", forward_dynamics, forward_dynamics_dzd, nz, ARR_ZD, nz);
+    ITEM("forward_dynamics_dp", forward_dynamics, forward_dynamics_dp, nz, ARR_P, np);
+    ITEM("points_dz", points, points_dz, 3 * npt, ARR_Z, nz);
+    ITEM("constraints_dz", constraints, constraints_dz, nc, ARR_Z, nz);
+    ITEM("constraints_dp", constraints, constraints_dp, nc, ARR_P, np);
+    ITEM("constraints_dt", constraints, constraints_dt, nc, ARR_T, 1);
+    ITEM("constraint_bias_dz", constraint_bias, constraint_bias_dz, nc, ARR_Z, nz);
+    ITEM("constraint_bias_dzd", constraint_bias, constraint_bias_dzd, nc, ARR_ZD, nz);
+    ITEM("constraint_bias_dp", constraint_bias, constraint_bias_dp, nc, ARR_P, np);
+#undef ITEM
+
+    size_t big = (size_t)(nz + np + nc + 3 * npt + 4) * (size_t)(nz + np + 4);
+    mb_real *buf = calloc(6 * (size_t)(nz + nu + np + nc + 4) + 4 * big, sizeof *buf);
+    if (!buf) { fprintf(stderr, "mbcheck: out of memory\n"); return 2; }
+    state s;
+    mb_real *q = buf;
+    s.z = q; q += nz + 1; s.zd = q; q += nz + 1; s.zdd = q; q += nz + 1;
+    s.u = q; q += nu + 1; s.p = q; q += np + 1; s.w = q; q += nc + 1;
+    mb_real *J = q; q += big;
+    mb_real *f0 = q; q += big;
+    mb_real *fp = q; q += big;
+    mb_real *fm = q;
+
+    double worst_cs[32] = { 0 }, worst_cd[32] = { 0 };
+    for (int k = 0; k < nstates; ++k) {
+        s.t = rnd();
+        for (int i = 0; i < nz; ++i) {
+            s.z[i] = (m->z0 ? m->z0[i] : 0.0) + rnd();
+            s.zd[i] = 2 * rnd();
+            s.zdd[i] = 2 * rnd();
+        }
+        for (int i = 0; i < nu; ++i) s.u[i] = rnd();
+        for (int i = 0; i < np; ++i) s.p[i] = (m->p_default ? m->p_default[i] : 1.0) * (1.0 + 0.2 * rnd());
+        for (int i = 0; i < nc; ++i) s.w[i] = rnd();
+        for (int it = 0; it < ni; ++it) {
+            const check_item *c = &items[it];
+            mb_args a;
+            to_args(&s, &a);
+            c->deriv(&a, J);
+            double jmax = 0, ecs = 0, ecd = 0;
+            for (int j = 0; j < c->cols; ++j) {
+                mb_real *x = array_of(&s, c->arr) + (c->arr == ARR_T ? 0 : j);
+                mb_real x0 = *x;
+                double h = 1e-30;
+                *x = x0 + h * I;
+                to_args(&s, &a);
+                c->base(&a, f0);
+                double hd = 1e-6 * (1.0 + fabs(creal(x0)));
+                *x = x0 + hd; to_args(&s, &a); c->base(&a, fp);
+                *x = x0 - hd; to_args(&s, &a); c->base(&a, fm);
+                *x = x0;
+                for (int i = 0; i < c->rows; ++i) {
+                    double an = creal(J[i + (size_t)j * c->rows]);
+                    double cs = cimag(f0[i]) / h;
+                    double cd = creal(fp[i] - fm[i]) / (2 * hd);
+                    if (fabs(cs) > jmax) jmax = fabs(cs);
+                    if (fabs(an - cs) > ecs || an != an) ecs = an != an ? INFINITY : fabs(an - cs);
+                    if (fabs(an - cd) > ecd || an != an) ecd = an != an ? INFINITY : fabs(an - cd);
+                }
+            }
+            double scale = jmax > 1e-300 ? jmax : 1.0;   /* columns can be zero by invariance */
+            if (ecs / scale > worst_cs[it]) worst_cs[it] = ecs / scale;
+            if (ecd / scale > worst_cd[it]) worst_cd[it] = ecd / scale;
+        }
+    }
+    int bad = 0;
+    printf("%-36s %12s %12s\n", "function", "complex step", "central diff");
+    for (int it = 0; it < ni; ++it) {
+        int fail = !(worst_cs[it] <= cs_tol) || !(worst_cd[it] <= cd_tol);
+        bad += fail;
+        printf("%-36s %12.2e %12.2e%s\n", items[it].name, worst_cs[it], worst_cd[it], fail ? "  FAIL" : "");
+    }
+    printf("%d functions checked at %d random states: %s\n", ni, nstates, bad ? "FAIL" : "ok");
+    free(buf);
+    return bad ? 1 : 0;
+}
