@@ -1,0 +1,3 @@
+-- bad model: a joint without its parent
+body "upper" { mass = 1 }
+revolute "shoulder" { child = "upper" }

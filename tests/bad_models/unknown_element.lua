@@ -1,0 +1,3 @@
+-- bad model: a misspelt element name
+body "upper" { mass = 1 }
+revolut "shoulder" { parent = "ground", child = "upper" }
