@@ -106,6 +106,8 @@ static int initial_step(mb_dopri5 *dp, mb_ode_fn *f, void *ctx, mb_stats *st, ch
         dny += (dp->y[i] / sk) * (dp->y[i] / sk);
     }
     h = (dnf <= 1e-10 || dny <= 1e-10) ? 1e-6 : sqrt(dny / dnf) * 0.01;
+    /* Absurd tolerances (1e-300) overflow the scaled norms (inf / inf): fall back. */
+    if (!(h > 0) || !isfinite(h)) h = 1e-6;
     if (dp->o.h_max > 0) h = fmin(h, dp->o.h_max);
     for (int i = 0; i < n; ++i) dp->ys[i] = dp->y[i] + h * dp->k1[i];
     int rc = f(ctx, dp->t + h, dp->ys, dp->k2, err, errlen);
@@ -120,6 +122,7 @@ static int initial_step(mb_dopri5 *dp, mb_ode_fn *f, void *ctx, mb_stats *st, ch
     double der12 = fmax(fabs(der2), sqrt(dnf));
     double h1 = der12 <= 1e-15 ? fmax(1e-6, h * 1e-3) : pow(0.01 / der12, 0.2);
     h = fmin(100 * h, h1);
+    if (isnan(h)) h = 1e-6; /* as above: NaN must never become a step */
     if (dp->o.h_max > 0) h = fmin(h, dp->o.h_max);
     dp->h = h;
     return MB_OK;
@@ -224,9 +227,10 @@ int mb_dopri5_advance(mb_dopri5 *dp, mb_ode_fn *f, void *ctx, double t_out, doub
                            o->max_steps, t_first, t_out, dp->h);
         double h = dp->h;
         if (o->h_max > 0) h = fmin(h, o->h_max);
-        /* Below 16 ulps of t the step no longer moves t reliably. */
-        double h_lim = fmax(o->h_min, 16 * DBL_EPSILON * fabs(dp->t));
-        if (h < h_lim)
+        /* Below 16 ulps of the times involved the step no longer moves t
+         * reliably (t_out too, so that a start at t = 0 has a limit). */
+        double h_lim = fmax(o->h_min, 16 * DBL_EPSILON * fmax(fabs(dp->t), fabs(t_out)));
+        if (!(h >= h_lim))
             return mb_fail(err, errlen, MB_ERR_STEP_UNDERFLOW,
                            "dopri5: step size %.3g at t = %.10g fell below its limit %.3g (singular or too stiff "
                            "a problem, or a tolerance too tight)", h, dp->t, h_lim);

@@ -246,7 +246,7 @@ int mb_sim_set_inputs(mb_sim *s, const double *u) {
 
 /* ---- stepping ---- */
 int mb_sim_step(mb_sim *s, double t_out) {
-    int rc;
+    int rc = MB_OK;
     if (!isfinite(t_out) || t_out < s->t)
         return mb_fail(s->msg, sizeof s->msg, MB_ERR_ARG, "mb_sim_step: t_out = %g is before the current time %.10g",
                        t_out, s->t);

@@ -1,0 +1,324 @@
+/* mbrun.c: the main program `mbgen run` compiles per model: options, simulation, CSV output, summary. */
+/* Build: cc -std=c99 -O2 -Iruntime -DMB_MODEL=NAME_model runtime/driver/mbrun.c generated/NAME.c build/libmbrt.a -llapack -lm
+ * Exit status: 0 success, 1 simulation or output error, 2 bad command line. */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L /* isatty, fileno, clock_gettime */
+#endif
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "mb_model.h"
+#include "output_csv.h"
+#include "sim.h"
+
+#ifndef MB_MODEL
+#error "compile with -DMB_MODEL=NAME_model"
+#endif
+extern const mb_model MB_MODEL;
+
+#define MAX_SETS 64
+
+typedef struct {
+    double t_end, output_step;
+    const char *out;
+    const char *set_name[MAX_SETS];
+    double set_value[MAX_SETS];
+    int nset, quiet;
+    mb_sim_options o;
+} run_args;
+
+static void usage(FILE *f, const char *prog) {
+    fprintf(f,
+            "usage: %s [options]\n"
+            "  --t-end T             simulated time (default from the model's simulate element)\n"
+            "  --step H              fixed step of rk4 and trapezoidal\n"
+            "  --integrator I        rk4 | dopri5 | trapezoidal\n"
+            "  --tolerance TOL       dopri5 relative and absolute tolerance\n"
+            "  --max-steps N         steps allowed per output interval\n"
+            "  --newton-tol TOL      trapezoidal: Newton tolerance on the correction\n"
+            "  --newton-max-iter N   trapezoidal: Newton iterations per step\n"
+            "  --forward-dynamics    rk4, dopri5: use the model's O(n) forward dynamics\n"
+            "  --out FILE.csv        write time, coordinates, velocities, energy, points\n"
+            "  --output-step DT      spacing of the CSV rows (default about t_end / 1000)\n"
+            "  --set NAME=VALUE      a design parameter (repeatable)\n"
+            "  --quiet               no summary, no progress bar\n",
+            prog);
+}
+
+static double now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+/* A finite number, or a message and -1. */
+static int parse_num(const char *opt, const char *s, double *out) {
+    char *end;
+    errno = 0;
+    double v = s ? strtod(s, &end) : 0;
+    if (!s || end == s || *end != '\0' || errno == ERANGE) {
+        fprintf(stderr, "mbrun: %s: '%s' is not a number\n", opt, s ? s : "");
+        return -1;
+    }
+    if (!isfinite(v)) {
+        fprintf(stderr, "mbrun: %s: %s is not a finite number\n", opt, s);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+static int takes_value(const char *opt) {
+    static const char *const names[] = {"--t-end", "--step", "--integrator", "--tolerance", "--max-steps",
+                                        "--newton-tol", "--newton-max-iter", "--out", "--output-step", "--set"};
+    for (size_t i = 0; i < sizeof names / sizeof *names; ++i)
+        if (!strcmp(opt, names[i])) return 1;
+    return 0;
+}
+
+/* Returns 0, or 2 after printing a message (the exit status for a bad command line). */
+static int parse_args(int argc, char **argv, run_args *a) {
+    const mb_model *m = &MB_MODEL;
+    mb_sim_options_default(&a->o, m);
+    a->t_end = m->simulate.t_end > 0 ? m->simulate.t_end : 10;
+    for (int i = 1; i < argc; ++i) {
+        const char *opt = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+        double v;
+        int takes = 1;
+        if (!strcmp(opt, "--help") || !strcmp(opt, "-h")) {
+            usage(stdout, argv[0]);
+            exit(0);
+        } else if (!strcmp(opt, "--quiet")) {
+            a->quiet = 1;
+            takes = 0;
+        } else if (!strcmp(opt, "--forward-dynamics")) {
+            a->o.use_forward_dynamics = 1;
+            takes = 0;
+        } else if (!takes_value(opt)) {
+            fprintf(stderr, "mbrun: unknown option '%s' (see --help)\n", opt);
+            return 2;
+        } else if (!val) {
+            fprintf(stderr, "mbrun: %s needs a value (see --help)\n", opt);
+            return 2;
+        } else if (!strcmp(opt, "--t-end")) {
+            if (parse_num(opt, val, &v)) return 2;
+            if (v < 0) {
+                fprintf(stderr, "mbrun: --t-end must be >= 0 (got %g)\n", v);
+                return 2;
+            }
+            a->t_end = v;
+        } else if (!strcmp(opt, "--step")) {
+            if (parse_num(opt, val, &v)) return 2;
+            if (!(v > 0)) {
+                fprintf(stderr, "mbrun: --step must be positive (got %g)\n", v);
+                return 2;
+            }
+            a->o.step = v;
+        } else if (!strcmp(opt, "--integrator")) {
+            if (mb_integrator_parse(val, &a->o.integrator)) {
+                fprintf(stderr, "mbrun: unknown integrator '%s' (choose rk4, dopri5 or trapezoidal)\n", val);
+                return 2;
+            }
+        } else if (!strcmp(opt, "--tolerance")) {
+            if (parse_num(opt, val, &v)) return 2;
+            if (!(v > 0)) {
+                fprintf(stderr, "mbrun: --tolerance must be positive (got %g)\n", v);
+                return 2;
+            }
+            a->o.rtol = a->o.atol = v;
+        } else if (!strcmp(opt, "--max-steps")) {
+            if (parse_num(opt, val, &v)) return 2;
+            if (v < 1 || v > 1e18 || v != floor(v)) {
+                fprintf(stderr, "mbrun: --max-steps must be a positive integer (got %s)\n", val);
+                return 2;
+            }
+            a->o.max_steps = (long)v;
+        } else if (!strcmp(opt, "--newton-tol")) {
+            if (parse_num(opt, val, &v)) return 2;
+            if (!(v > 0)) {
+                fprintf(stderr, "mbrun: --newton-tol must be positive (got %g)\n", v);
+                return 2;
+            }
+            a->o.newton_tol = v;
+        } else if (!strcmp(opt, "--newton-max-iter")) {
+            if (parse_num(opt, val, &v)) return 2;
+            if (v < 1 || v > 1e6 || v != floor(v)) {
+                fprintf(stderr, "mbrun: --newton-max-iter must be a positive integer (got %s)\n", val);
+                return 2;
+            }
+            a->o.newton_max_iter = (int)v;
+        } else if (!strcmp(opt, "--out")) {
+            a->out = val;
+        } else if (!strcmp(opt, "--output-step")) {
+            if (parse_num(opt, val, &v)) return 2;
+            if (!(v > 0)) {
+                fprintf(stderr, "mbrun: --output-step must be positive (got %g)\n", v);
+                return 2;
+            }
+            a->output_step = v;
+        } else if (!strcmp(opt, "--set")) {
+            const char *eq = strchr(val, '=');
+            if (!eq || eq == val) {
+                fprintf(stderr, "mbrun: --set expects NAME=VALUE (got '%s')\n", val);
+                return 2;
+            }
+            if (a->nset == MAX_SETS) {
+                fprintf(stderr, "mbrun: more than %d --set options\n", MAX_SETS);
+                return 2;
+            }
+            if (parse_num("--set", eq + 1, &v)) return 2;
+            /* Kept whole (argv memory); run() cuts the name at the first =. */
+            a->set_name[a->nset] = val;
+            a->set_value[a->nset++] = v;
+        } else {
+            fprintf(stderr, "mbrun: unknown option '%s' (see --help)\n", opt);
+            return 2;
+        }
+        i += takes;
+    }
+    return 0;
+}
+
+/* Output times: for fixed steps a whole number of steps apart, so rows do not change the step. */
+static double output_interval(const run_args *a) {
+    double target = a->output_step > 0 ? a->output_step : a->t_end / 1000;
+    if (a->o.integrator == MB_INTEGRATOR_DOPRI5 || a->output_step > 0) return target > 0 ? target : 1;
+    double k = floor(target / a->o.step + 0.5);
+    return (k < 1 ? 1 : k) * a->o.step;
+}
+
+static void progress(double frac, double t, double t_end) {
+    int width = 40, full = (int)(frac * width);
+    char bar[41];
+    for (int i = 0; i < width; ++i) bar[i] = i < full ? '#' : '.';
+    bar[width] = '\0';
+    fprintf(stderr, "\r[%s] %3d%%  t = %.4g / %.4g s", bar, (int)(100 * frac), t, t_end);
+    fflush(stderr);
+}
+
+static int run(const run_args *a) {
+    const mb_model *m = &MB_MODEL;
+    char err[MB_ERRLEN] = "";
+    char tmp[4096] = "";
+    FILE *f = NULL;
+    mb_csv *csv = NULL;
+    int status = 1, rc = MB_OK;
+
+    mb_sim *s = mb_sim_create(m, &a->o, err, sizeof err);
+    if (!s) {
+        fprintf(stderr, "mbrun: error: %s\n", err);
+        return 1;
+    }
+    for (int k = 0; k < a->nset; ++k) {
+        char name[256];
+        size_t len = (size_t)(strchr(a->set_name[k], '=') - a->set_name[k]);
+        if (len >= sizeof name) len = sizeof name - 1;
+        memcpy(name, a->set_name[k], len);
+        name[len] = '\0';
+        if (mb_sim_set_param(s, name, a->set_value[k])) {
+            fprintf(stderr, "mbrun: error: --set: %s\n", mb_sim_errmsg(s));
+            mb_sim_free(s);
+            return 2;
+        }
+    }
+    double T0 = NAN, V0 = NAN, T1 = NAN, V1 = NAN;
+    if (m->energy && (rc = mb_sim_energy(s, &T0, &V0))) goto sim_error;
+
+    /* The CSV goes to a temporary name and is renamed at the end, so a failed
+     * run leaves no half-written file. */
+    if (a->out) {
+        if (snprintf(tmp, sizeof tmp, "%s.tmp%ld", a->out, (long)getpid()) >= (int)sizeof tmp) {
+            fprintf(stderr, "mbrun: error: output path too long\n");
+            goto done;
+        }
+        if (!(f = fopen(tmp, "w"))) {
+            fprintf(stderr, "mbrun: error: cannot write %s: %s\n", a->out, strerror(errno));
+            goto done;
+        }
+        if (!(csv = mb_csv_create(f, m, err, sizeof err)) || mb_csv_row(csv, s, err, sizeof err)) goto out_error;
+    }
+
+    int bar = !a->quiet && isatty(fileno(stderr)), shown = 0;
+    double dt = output_interval(a), w0 = now();
+    long nout = a->t_end > 0 ? (long)ceil(a->t_end / dt * (1 - 1e-12)) : 0;
+    for (long k = 1; k <= nout; ++k) {
+        double t = k == nout ? a->t_end : k * dt;
+        if ((rc = mb_sim_step(s, t))) goto sim_error;
+        if (csv && mb_csv_row(csv, s, err, sizeof err)) goto out_error;
+        if (bar && now() - w0 > 2.0) {
+            progress((double)k / nout, t, a->t_end);
+            shown = 1;
+        }
+    }
+    double wall = now() - w0;
+    if (shown) fputs("\r\033[K", stderr); /* clear the bar line */
+    if (f) {
+        FILE *g = f;
+        f = NULL;
+        if (fclose(g) != 0) {
+            fprintf(stderr, "mbrun: error: writing %s: %s\n", a->out, strerror(errno));
+            goto done;
+        }
+        if (rename(tmp, a->out) != 0) {
+            fprintf(stderr, "mbrun: error: cannot rename %s to %s: %s\n", tmp, a->out, strerror(errno));
+            goto done;
+        }
+        tmp[0] = '\0';
+    }
+    if (m->energy && (rc = mb_sim_energy(s, &T1, &V1))) goto sim_error;
+
+    if (!a->quiet) {
+        mb_stats st;
+        mb_sim_stats(s, &st);
+        const mb_sim_options *o = mb_sim_get_options(s);
+        printf("model %s: %d coordinates, integrator %s", m->name ? m->name : "?", m->nz,
+               mb_integrator_name(o->integrator));
+        if (o->integrator == MB_INTEGRATOR_DOPRI5) printf(" (rtol %g, atol %g)", o->rtol, o->atol);
+        else printf(" (step %g)", o->step);
+        printf(", t = 0 .. %g s\n", a->t_end);
+        for (int k = 0; k < a->nset; ++k) printf("set %s\n", a->set_name[k]);
+        printf("final state at t = %.10g:\n", mb_sim_t(s));
+        for (int i = 0; i < m->nz; ++i)
+            printf("  %-20s z = % .10f   zd = % .10f\n", m->z_names ? m->z_names[i] : "?", mb_sim_z(s)[i],
+                   mb_sim_zd(s)[i]);
+        if (m->energy) {
+            double E0 = T0 + V0, E1 = T1 + V1;
+            printf("energy start %.10g (kinetic %.10g, potential %.10g)\n", E0, T0, V0);
+            printf("energy end   %.10g (kinetic %.10g, potential %.10g)\n", E1, T1, V1);
+            printf("energy change %.3g (relative %.3g); non-conservative work is not tracked\n", E1 - E0,
+                   (E1 - E0) / fmax(fabs(E0), 1e-300));
+        }
+        printf("steps %ld, function evaluations %ld, rejected %ld, Newton iterations %ld, Jacobian evaluations %ld\n",
+               st.steps, st.rhs_evals, st.rejected, st.newton_iters, st.jac_evals);
+        printf("wall time %.4g s, real-time factor %.4g\n", wall, wall > 0 ? a->t_end / wall : INFINITY);
+        if (a->out) printf("wrote %s (%ld rows)\n", a->out, mb_csv_rows(csv));
+    }
+    status = 0;
+    goto done;
+
+sim_error:
+    fprintf(stderr, "%smbrun: error at t = %.10g: %s\n", isatty(fileno(stderr)) ? "\r\033[K" : "", mb_sim_t(s),
+            mb_sim_errmsg(s));
+    goto done;
+out_error:
+    fprintf(stderr, "mbrun: error: %s: %s\n", a->out, err);
+done:
+    if (f) fclose(f);
+    if (tmp[0]) remove(tmp);
+    mb_csv_free(csv);
+    mb_sim_free(s);
+    return status;
+}
+
+int main(int argc, char **argv) {
+    run_args a;
+    memset(&a, 0, sizeof a);
+    int rc = parse_args(argc, argv, &a);
+    if (rc) return rc;
+    return run(&a);
+}
