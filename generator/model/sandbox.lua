@@ -25,7 +25,7 @@ M.math_names = { "sin", "cos", "tan", "atan2", "sqrt", "exp", "log", "abs", "tan
 -- Plain Lua helpers a model may use; nothing that reaches files, the process or the loader.
 local safe_globals = {
   "ipairs", "pairs", "next", "select", "type", "tostring", "tonumber", "error", "assert",
-  "rawequal", "rawlen", "setmetatable", "getmetatable",
+  "rawequal", "rawlen",
 }
 
 -- The math table without random numbers, so that models stay reproducible.
