@@ -45,6 +45,9 @@ local cases = {
   { "bad_value_function", 4, 'torque "damper"', 's.zd.shouldre does not exist (did you mean "shoulder"?)' },
   { "bad_loop_type", 4, 'loop "cut"',
     'unknown loop type "spherica" (did you mean "spherical"?) (types: distance, point2d, prismatic2d, revolute, spherical)' },
+  { "sandbox_io", 2, nil, 'unknown element or name "io"' },
+  { "sandbox_require", 3, nil, 'unknown element or name "require"' },
+  { "global_assignment", 4, nil, 'assignment to global "length": use local, or declare it with parameter { }' },
   { "multi_dof_reference", 4, 'torque "motor"', 'joint "hip" has 2 coordinates: name one of hip.1, hip.2' },
 }
 

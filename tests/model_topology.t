@@ -190,6 +190,72 @@ torque "t" { joint = "sj.ry", value = 1 }
   tap.is(tree.frames.f.body, 6, "expansion: the user body maps to the last body of its chain")
 end
 
+-- Every element of INTERFACES.md §1 is accepted and lands in the tree; constraint equation counts.
+do
+  local E = require "sym.expr"
+  local tree = build_text([[
+model "elements_fixture"
+description "every element once"
+gravity { 0, 0, -9.81 }
+parameter { k = 10 }
+design { c = 0.5 }
+input { "F", "T" }
+body "a" { mass = 1, inertia = { 0.1, 0.1, 0.1 } }
+body "b" { mass = 1, inertia = { 0.1, 0.1, 0.1 } }
+body "w" { mass = 0.2 }
+revolute "ja" { parent = "ground", child = "a", axis = { 0, 0, 1 } }
+prismatic "jb" { parent = "a", child = "b", origin = { 1, 0, 0 }, axis = { 1, 0, 0 } }
+weld "jw" { parent = "b", child = "w", origin = { 0, 0.1, 0 } }
+loop "l1" { type = "spherical", a = { "b", { 1, 0, 0 } }, b = { "ground", { 2, 0, 0 } } }
+loop "l2" { type = "revolute", a = { "b", { 1, 0, 0 } }, b = { "ground", { 2, 0, 0 } }, axis = { 0, 0, 1 } }
+loop "l3" { type = "point2d", a = { "w", { 0, 0, 0 } }, b = { "ground", { 2, 0, 0 } } }
+loop "l4" { type = "distance", a = { "a", { 0.5, 0, 0 } }, b = { "ground", { 0, 1, 0 } }, length = 1.2 }
+rod "r" { a = { "b", { 0, 0, 0 } }, b = { "ground", { 0, -1, 0 } }, mass = 0.3, length = 1.5 }
+spring "s" { a = { "a", { 0, 0, 0 } }, b = { "b", { 0, 0, 0 } }, stiffness = k, length = 0.5, damping = c,
+             force = function(x, v) return -k * x ^ 3 - c * v end }
+joint_spring "js" { joint = "ja", stiffness = k, rest = 0.1, damping = c }
+torque "t" { joint = "ja", value = function(t, s) return T - c * s.zd.ja + sin(t) end }
+force "f" { body = "b", at = { 0.1, 0, 0 }, value = function(t, s) return { F, 0, -s.point.tip.vel[3] } end }
+drive "d" { joint = "jb", position = function(t) return 0.1 * sin(t) end }
+point "tip" { body = "w", at = { 0, 0, 0.2 } }
+objective "o" { integrand = function(t, s) return s.point.tip.pos[1] ^ 2 end, terminal = function(s) return s.z.jb end }
+initial { ja = 0.1, jb = 0.2 }
+initial_velocity { ja = -1 }
+independent { "ja" }
+simulate { t_end = 1, step = 1e-3, integrator = "rk4", formulation = "al3", tolerance = 1e-8 }
+]])
+  local eq, rows = {}, {}
+  for i, c in ipairs(tree.constraints) do eq[i], rows[i] = c.equations, c.row end
+  list_is(eq, { 3, 5, 2, 1, 1, 1 }, "constraints: spherical 3, revolute 5, point2d 2, distance 1, rod 1, drive 1")
+  list_is(rows, { 1, 4, 9, 11, 12, 13 }, "constraints: first rows")
+  tap.is(tree.nc, 13, "constraints: 13 equations")
+  tap.is(tree.constraints[6].coord, 2, "drive on coordinate jb")
+  tap.is(tree.constraints[5].mass, 0.3, "rod keeps its mass")
+  tap.is(tree.constraints[3].b.body, 0, "loop end on ground is body 0")
+  vec_close(tree.constraints[3].normal, { 0, 0, 1 }, 0, "point2d normal defaults to z")
+  vec_close(tree.constraints[3].a.at, { 0, 0.1, 0 }, 1e-15, "loop end on a welded body re-expressed")
+  tap.is(tree.points[1].body, 2, "point on the welded body sits on the host")
+  vec_close(tree.points[1].at, { 0, 0.1, 0.2 }, 1e-15, "point re-expressed in the host frame")
+  tap.ok(type(tree.springs[1].force) == "function" and tree.springs[1].stiffness == 10, "spring: force law kept, k folded")
+  tap.ok(tree.joint_springs[1].damping == E.symbol("p", 0, "c") and tree.joint_springs[1].coord == 1, "joint spring: design damping on ja")
+  tap.ok(type(tree.torques[1].value) == "function" and type(tree.forces[1].value) == "function", "torque and force functions kept")
+  tap.ok(type(tree.objectives[1].integrand) == "function" and type(tree.objectives[1].terminal) == "function", "objective kept")
+  list_is(tree.independent, { 1 }, "independent coordinates")
+  tap.is(tree.initial_velocity[1], -1, "initial velocity")
+  tap.is(tree.simulate.formulation, "al3", "simulate fields")
+  tap.is(tree.simulate.tolerance, 1e-8, "simulate tolerance")
+  tap.is(#tree.inputs, 2, "two inputs")
+  tap.ok(tree.inputs[2].name == "T" and tree.inputs[2].index == 1, "inputs in the order given")
+  tap.is(tree.parameters[1].name, "c", "parameters sorted by name")
+  tap.is(tree.parameters[1].kind, "design", "c is a design name")
+  tap.is(tree.parameters[2].kind, "constant", "k is a constant")
+  tap.is(tree.bodies[2].mass, 1.2, "weld merged w into b")
+  -- A traced function returns expressions in the real z, zd, u symbols.
+  local s = { z = { ja = E.symbol("z", 0) }, zd = { ja = E.symbol("zd", 0) }, u = {}, point = {} }
+  local v = tree.torques[1].value(E.symbol("t"), s)
+  tap.ok(E.is_node(v), "the torque function re-traces with a formulation's state")
+end
+
 -- Forward kinematics from the convention of INTERFACES.md §1, written independently of topology.lua:
 -- R_k = R_parent Rj Rot(axis, z) for a revolute, p_k = p_parent + R_parent (origin + Rj axis z) for a
 -- prismatic. Numbers only (the numeric tree).

@@ -1,0 +1,3 @@
+-- bad model: the sandbox has no require (nor load, dofile, os)
+body "a" { mass = 1 }
+local os = require "os"
