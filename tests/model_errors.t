@@ -38,6 +38,7 @@ local cases = {
   { "bad_rotation", 3, 'joint "shoulder"',
     'field "rotation" is not a rotation (orthonormal with determinant +1): |R Rt - I| = 0, det = -1' },
   { "bad_initial", 4, "initial", 'coordinate "shouldr" does not exist (did you mean "shoulder"?)' },
+  { "initial_twice", 5, "initial", 'coordinate "shoulder" is given twice (first on line 4)' },
   { "not_a_number", 2, 'body "upper"', 'field "mass" must be a number (got string)' },
   { "input_as_mass", 3, 'body "a"', 'field "mass" must be a number or an expression of parameters and design names (not of inputs)' },
   { "syntax_error", 3, nil, "'}' expected near 'child'" },

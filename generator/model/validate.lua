@@ -250,10 +250,15 @@ function M.check(model)
   end
 
   for _, key in ipairs { "initial", "initial_velocity" } do
+    local seen = {}
     for _, entry in ipairs(model[key]) do
       if not coords[entry.name] then
         errors.raise(file, entry.line, key, string.format('coordinate "%s" does not exist%s', entry.name, errors.hint(entry.name, coord_list)))
       end
+      if seen[entry.name] then
+        errors.raise(file, entry.line, key, string.format('coordinate "%s" is given twice (first on line %d)', entry.name, seen[entry.name]))
+      end
+      seen[entry.name] = entry.line
     end
   end
   if model.independent then
