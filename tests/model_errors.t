@@ -37,6 +37,8 @@ local cases = {
   { "zero_axis", 3, 'joint "shoulder"', 'field "axis" is a zero vector' },
   { "bad_rotation", 3, 'joint "shoulder"',
     'field "rotation" is not a rotation (orthonormal with determinant +1): |R Rt - I| = 0, det = -1' },
+  { "rotation_not_orthonormal", 3, 'joint "shoulder"',
+    'field "rotation" is not a rotation (orthonormal with determinant +1): |R Rt - I| = 3, det = 2' },
   { "bad_initial", 4, "initial", 'coordinate "shouldr" does not exist (did you mean "shoulder"?)' },
   { "initial_twice", 5, "initial", 'coordinate "shoulder" is given twice (first on line 4)' },
   { "not_a_number", 2, 'body "upper"', 'field "mass" must be a number (got string)' },
