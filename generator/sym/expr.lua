@@ -396,9 +396,11 @@ end
 -- Post-order (arguments before users) of every node reachable from roots: a list of nodes, or one node.
 -- Iterative, since unrolled recursions make DAGs far deeper than Lua's call stack; the order follows the
 -- roots and each node's argument order only, never table iteration.
-function E.topo(roots)
+-- `seen` (optional, updated) lets a caller take the new nodes of one root after another.
+function E.topo(roots, seen)
   if is_node(roots) then roots = { roots } end
-  local seen, order = {}, {}
+  seen = seen or {}
+  local order = {}
   local stack, pos = {}, {}
   for r = 1, #roots do
     local root = roots[r]

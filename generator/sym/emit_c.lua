@@ -1,0 +1,415 @@
+-- sym/emit_c.lua: prints a list of expressions as one C99 function `void name(const mb_args *a, mb_real *out)`.
+local E = require "sym.expr"
+
+local C = {}
+
+local concat = table.concat
+
+local ADD, MUL, UNARY, ATOM = 1, 2, 3, 4
+
+local CALL = {
+  sin = "MB_SIN", cos = "MB_COS", tan = "MB_TAN", sqrt = "MB_SQRT", exp = "MB_EXP", log = "MB_LOG",
+  abs = "MB_ABS", tanh = "MB_TANH", atan2 = "MB_ATAN2", min = "MB_MIN", max = "MB_MAX", select = "MB_SELECT",
+}
+
+-- An inlined expression longer than this (in operations) gets its own temporary: it keeps statements
+-- readable and stops a tree-shaped DAG from collapsing into one enormous expression.
+local INLINE_MAX = 24
+
+-- A C double literal that reads back as exactly v: the shortest of %.15g..%.17g that round-trips, with
+-- a ".0" where it would otherwise read as an integer.
+local function literal(v)
+  if v ~= v then return "(0.0 / 0.0)" end
+  if v == math.huge then return "(1.0 / 0.0)" end
+  if v == -math.huge then return "(-1.0 / 0.0)" end
+  local s
+  for p = 15, 17 do
+    s = string.format("%." .. p .. "g", v)
+    if tonumber(s) == v then break end
+  end
+  if not s:find("[.eE]") then s = s .. ".0" end
+  return s
+end
+C.literal = literal
+
+local function leaf_text(n)
+  if n.op == "const" then return literal(n.value) end
+  if n.array == "t" then return "a->t" end
+  return "a->" .. n.array .. "[" .. n.index .. "]"
+end
+
+local function lifted(exprs)
+  local roots = {}
+  for i = 1, #exprs do roots[i] = E.lift(exprs[i]) end
+  return roots
+end
+
+-- Uses of each node: one per argument slot of a user and one per output written; a power's base counts
+-- |k| times because it is printed as a product.
+local function count_uses(order, roots, sparse)
+  local uses = {}
+  for k = 1, #order do
+    local n = order[k]
+    local args = n.args
+    if args then
+      if n.op == "pow" then
+        local b = args[1]
+        uses[b] = (uses[b] or 0) + math.abs(n.k)
+      else
+        for i = 1, #args do uses[args[i]] = (uses[args[i]] or 0) + 1 end
+      end
+    end
+  end
+  for i = 1, #roots do
+    local r = roots[i]
+    if not (sparse and r == E.zero) then uses[r] = (uses[r] or 0) + 1 end
+  end
+  return uses
+end
+
+-- Operation counts of the distinct nodes of exprs, as the emitter prints them: an n-ary sum is n - 1
+-- additions (subtractions included), a negation is one addition unless it prints as a subtraction
+-- inside a sum, x^k is |k| - 1 multiplications (and one division when k < 0), and every MB_* macro is a
+-- function call.
+function C.count(exprs)
+  local roots = lifted(exprs)
+  local order = E.topo(roots)
+  local in_sum = {}
+  for k = 1, #order do
+    local n = order[k]
+    if n.op == "add" then
+      for i = 2, #n.args do
+        local x = n.args[i]
+        if x.op == "neg" then in_sum[x] = (in_sum[x] or 0) + 1 end
+      end
+    end
+  end
+  local uses = count_uses(order, roots, false)
+  local c = { add = 0, mul = 0, div = 0, call = 0 }
+  for k = 1, #order do
+    local n = order[k]
+    local op = n.op
+    if op == "add" then c.add = c.add + #n.args - 1
+    elseif op == "mul" then c.mul = c.mul + #n.args - 1
+    elseif op == "div" then c.div = c.div + 1
+    elseif op == "neg" then
+      if not (uses[n] == 1 and in_sum[n] == 1) then c.add = c.add + 1 end
+    elseif op == "pow" then
+      c.mul = c.mul + math.abs(n.k) - 1
+      if n.k < 0 then c.div = c.div + 1 end
+    elseif CALL[op] then c.call = c.call + 1 end
+  end
+  return c
+end
+
+-- Statements: { node = n, frags = {...}, uses_a = bool } defines a temporary, { out = i, ... } writes
+-- out[i]. frags are strings and temporary nodes, named only once the split into parts is known.
+local function schedule(roots, sparse)
+  local order = E.topo(roots)
+  local uses = count_uses(order, roots, sparse)
+
+  -- sin and cos of one argument, so the second is computed right after the first.
+  local trig = {}
+  for k = 1, #order do
+    local n = order[k]
+    if n.op == "sin" or n.op == "cos" then
+      local x = n.args[1]
+      local t = trig[x] or {}
+      t[n.op] = n
+      trig[x] = t
+    end
+  end
+
+  local stmts = {}
+  local is_temp, inl, inl_prec, inl_cost, inl_a = {}, {}, {}, {}, {}
+  local done = {}
+
+  -- Appends the text of x, in a context that needs precedence at least `need`, to list f; returns
+  -- whether it reads a.
+  local function ref(x, need, f)
+    local op = x.op
+    if op == "const" then
+      local s = literal(x.value)
+      if x.value < 0 and need > UNARY then s = "(" .. s .. ")" end
+      f[#f + 1] = s
+      return false
+    elseif op == "sym" then
+      f[#f + 1] = leaf_text(x)
+      return true
+    elseif is_temp[x] then
+      f[#f + 1] = x
+      return false
+    end
+    local g = inl[x]
+    local paren = inl_prec[x] < need
+    if paren then f[#f + 1] = "(" end
+    for i = 1, #g do f[#f + 1] = g[i] end
+    if paren then f[#f + 1] = ")" end
+    return inl_a[x]
+  end
+
+  local function cost(x)
+    if x.op == "const" or x.op == "sym" or is_temp[x] then return 0 end
+    return inl_cost[x]
+  end
+
+  local function build(n)
+    local op, a = n.op, n.args
+    local f, ua, prec = {}, false, ATOM
+    local c = 1
+    if op == "add" then
+      prec = ADD
+      ua = ref(a[1], ADD, f)
+      c = c + cost(a[1])
+      for i = 2, #a do
+        local x = a[i]
+        if x.op == "neg" and not is_temp[x] then
+          f[#f + 1] = " - "
+          local inner = x.args[1]
+          ua = ref(inner, MUL, f) or ua
+          c = c + cost(inner)
+        elseif x.op == "const" and x.value < 0 then
+          f[#f + 1] = " - " .. literal(-x.value)
+        elseif x.op == "mul" and not is_temp[x] and x.args[1].op == "const" and x.args[1].value < 0 then
+          -- a + (-c)*y is a - c*y to the last bit: negation is exact.
+          local xa = x.args
+          f[#f + 1] = " - " .. literal(-xa[1].value)
+          for j = 2, #xa do
+            f[#f + 1] = "*"
+            ua = ref(xa[j], ATOM, f) or ua
+          end
+          c = c + cost(x)
+        else
+          f[#f + 1] = " + "
+          ua = ref(x, MUL, f) or ua
+          c = c + cost(x)
+        end
+      end
+    elseif op == "mul" then
+      prec = MUL
+      ua = ref(a[1], MUL, f)
+      c = c + cost(a[1])
+      for i = 2, #a do
+        f[#f + 1] = "*"
+        ua = ref(a[i], ATOM, f) or ua
+        c = c + cost(a[i])
+      end
+    elseif op == "div" then
+      prec = MUL
+      ua = ref(a[1], MUL, f)
+      f[#f + 1] = "/"
+      ua = ref(a[2], ATOM, f) or ua
+      c = c + cost(a[1]) + cost(a[2])
+    elseif op == "neg" then
+      prec = UNARY
+      f[1] = "-"
+      ua = ref(a[1], ATOM, f)
+      c = cost(a[1]) -- free: folds into a subtraction or a sign
+    elseif op == "pow" then
+      local k = n.k
+      local base = {}
+      ua = ref(a[1], ATOM, base)
+      local prod = {}
+      for i = 1, math.abs(k) do
+        if i > 1 then prod[#prod + 1] = "*" end
+        for j = 1, #base do prod[#prod + 1] = base[j] end
+      end
+      prec = MUL
+      if k < 0 then
+        f[1] = "1.0/"
+        if -k > 1 then f[2] = "(" end
+        for j = 1, #prod do f[#f + 1] = prod[j] end
+        if -k > 1 then f[#f + 1] = ")" end
+      else
+        f = prod
+      end
+    else
+      f[1] = CALL[op] .. "("
+      for i = 1, #a do
+        if i > 1 then f[#f + 1] = ", " end
+        ua = ref(a[i], 0, f) or ua
+      end
+      f[#f + 1] = ")"
+    end
+    return f, ua, prec, c
+  end
+
+  local function define(n)
+    local f, ua = build(n)
+    is_temp[n] = true
+    done[n] = true
+    stmts[#stmts + 1] = { node = n, frags = f, uses_a = ua }
+  end
+
+  local seen = {}
+  for i = 1, #roots do
+    local r = roots[i]
+    local seg = E.topo({ r }, seen)
+    for k = 1, #seg do
+      local n = seg[k]
+      if n.args and not done[n] then
+        local op = n.op
+        if op == "sin" or op == "cos" then
+          local pair = trig[n.args[1]]
+          if pair.sin then define(pair.sin) end
+          if pair.cos then define(pair.cos) end
+        elseif CALL[op] or (uses[n] or 0) > 1 then
+          define(n)
+        else
+          local f, ua, prec, c = build(n)
+          if op ~= "neg" and c > INLINE_MAX then
+            is_temp[n] = true
+            stmts[#stmts + 1] = { node = n, frags = f, uses_a = ua }
+          else
+            inl[n], inl_prec[n], inl_cost[n], inl_a[n] = f, prec, c, ua
+          end
+          done[n] = true
+        end
+      end
+    end
+    if not (sparse and r == E.zero) then
+      local f = {}
+      local ua = ref(r, 0, f)
+      stmts[#stmts + 1] = { out = i - 1, frags = f, uses_a = ua }
+    end
+  end
+  return stmts
+end
+
+local function sanitize(s) return (tostring(s):gsub("%*/", "* /")) end
+
+-- opts: name, exprs (flat list, column-major for matrices), sparse (write only the structural non-zeros),
+-- comment, max_statements (default 4000: past it the body is split into static helpers run in order,
+-- values that cross helpers living in an mb_real tmp[] array on the caller's stack).
+function C.emit_function(opts)
+  local name = assert(opts.name, "sym.emit_c: name is required")
+  local roots = lifted(assert(opts.exprs, "sym.emit_c: exprs is required"))
+  local sparse = opts.sparse and true or false
+  local max = opts.max_statements or 4000
+  local stmts = schedule(roots, sparse)
+
+  local nparts = math.max(1, math.ceil(#stmts / max))
+  local split = nparts > 1
+  local part_of = {} -- node -> part where it is defined
+  local cross = {}   -- node -> tmp index
+  local ncross = 0
+  for s = 1, #stmts do
+    local st = stmts[s]
+    st.part = split and (s - 1) // max + 1 or 1
+    for _, x in ipairs(st.frags) do
+      if type(x) == "table" and part_of[x] ~= st.part and not cross[x] then
+        cross[x] = ncross
+        ncross = ncross + 1
+      end
+    end
+    if st.node then part_of[st.node] = st.part end
+  end
+  -- Cross indices in order of first use are deterministic but not in definition order; renumber by
+  -- definition so tmp[] fills front to back.
+  if ncross > 0 then
+    local k = 0
+    for s = 1, #stmts do
+      local n = stmts[s].node
+      if n and cross[n] then cross[n] = k; k = k + 1 end
+    end
+  end
+
+  local names, serial = {}, 0
+  local function name_of(n)
+    local nm = names[n]
+    if nm then return nm end
+    if cross[n] then
+      nm = "tmp[" .. cross[n] .. "]"
+    else
+      local x = n.args[1]
+      if (n.op == "sin" or n.op == "cos") and x.op == "sym" and x.array == "z" then
+        nm = (n.op == "sin" and "s" or "c") .. x.index
+      else
+        serial = serial + 1
+        nm = "t" .. serial
+      end
+    end
+    names[n] = nm
+    return nm
+  end
+
+  local bodies, uses = {}, {}
+  for p = 1, nparts do bodies[p], uses[p] = {}, { a = false, out = false, tmp = false } end
+  for s = 1, #stmts do
+    local st = stmts[s]
+    local p = st.part
+    local u = uses[p]
+    local text = {}
+    for _, x in ipairs(st.frags) do
+      if type(x) == "table" then
+        if cross[x] then u.tmp = true end
+        text[#text + 1] = name_of(x)
+      else
+        text[#text + 1] = x
+      end
+    end
+    if st.uses_a then u.a = true end
+    local rhs = concat(text)
+    local line
+    if st.node then
+      local nm = name_of(st.node)
+      if cross[st.node] then
+        u.tmp = true
+        line = "    " .. nm .. " = " .. rhs .. ";"
+      else
+        line = "    const mb_real " .. nm .. " = " .. rhs .. ";"
+      end
+    else
+      u.out = true
+      line = "    out[" .. st.out .. "] = " .. rhs .. ";"
+    end
+    local b = bodies[p]
+    b[#b + 1] = line
+  end
+
+  local cnt = C.count(sparse and (function()
+    local nz = {}
+    for i = 1, #roots do if roots[i] ~= E.zero then nz[#nz + 1] = roots[i] end end
+    return nz
+  end)() or roots)
+  local written = 0
+  for i = 1, #roots do if not (sparse and roots[i] == E.zero) then written = written + 1 end end
+
+  local out = {}
+  local function w(s) out[#out + 1] = s end
+  local function voids(u, names_)
+    for _, nm in ipairs(names_) do
+      if not u[nm] then w("    (void)" .. nm .. ";") end
+    end
+  end
+  w("/* " .. name .. (opts.comment and (": " .. sanitize(opts.comment)) or ""))
+  w(string.format(" * %d outputs%s, %d written%s", #roots, sparse and " (sparse)" or "", written,
+    split and string.format(", in %d parts", nparts) or ""))
+  w(string.format(" * %d additions, %d multiplications, %d divisions, %d function calls */",
+    cnt.add, cnt.mul, cnt.div, cnt.call))
+  if split then
+    for p = 1, nparts do
+      w(string.format("static void %s_part%d(const mb_args *a, mb_real *out, mb_real *tmp)", name, p))
+      w("{")
+      voids(uses[p], { "a", "out", "tmp" })
+      for _, line in ipairs(bodies[p]) do w(line) end
+      w("}")
+      w("")
+    end
+  end
+  w("void " .. name .. "(const mb_args *a, mb_real *out)")
+  w("{")
+  if split then
+    if ncross > 0 then w("    mb_real tmp[" .. ncross .. "];") end
+    for p = 1, nparts do
+      w(string.format("    %s_part%d(a, out, %s);", name, p, ncross > 0 and "tmp" or "0"))
+    end
+  else
+    voids(uses[1], { "a", "out" })
+    for _, line in ipairs(bodies[1]) do w(line) end
+  end
+  w("}")
+  return concat(out, "\n") .. "\n"
+end
+
+return C
