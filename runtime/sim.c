@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "formulation_matrix_r.h"
 #include "formulation_tree.h"
 #include "sim.h"
 
@@ -16,6 +17,9 @@ struct mb_sim {
     double *ptmp;       /* max(np, nu): staging for set_params/set_inputs (all-or-nothing) */
     double *e2;         /* 2: energy scratch */
     mb_tree *tree;
+    mb_mr *mr;          /* matrix_r */
+    mb_al3 *al3;        /* al3 */
+    double *f2;         /* 2 nz: scratch for the acceleration of a violation report */
     mb_rk4 *rk4;
     mb_dopri5 *dp;
     mb_trap *trap;
@@ -34,7 +38,12 @@ void mb_sim_options_default(mb_sim_options *o, const mb_model *m) {
     o->newton_tol = 1e-10;
     o->newton_max_iter = 10;
     o->use_forward_dynamics = 0;
+    o->formulation = m && m->nc > 0 ? MB_FORMULATION_MATRIX_R : MB_FORMULATION_TREE;
+    mb_kin_options_default(&o->kin);
+    mb_al3_options_default(&o->al3);
     if (!m) return;
+    mb_formulation fo;
+    if (m->simulate.formulation && mb_formulation_parse(m->simulate.formulation, &fo) == MB_OK) o->formulation = fo;
     mb_integrator i;
     if (m->simulate.integrator && mb_integrator_parse(m->simulate.integrator, &i) == MB_OK) o->integrator = i;
     if (m->simulate.step > 0) o->step = m->simulate.step;
@@ -56,9 +65,25 @@ const char *mb_integrator_name(mb_integrator i) {
     return (unsigned)i < 3 ? integrator_names[i] : "unknown";
 }
 
+static const char *const formulation_names[] = {"tree", "matrix_r", "al3"};
+
+int mb_formulation_parse(const char *name, mb_formulation *out) {
+    for (int i = 0; i < 3; ++i)
+        if (name && strcmp(name, formulation_names[i]) == 0) {
+            *out = (mb_formulation)i;
+            return MB_OK;
+        }
+    return MB_ERR_ARG;
+}
+
+const char *mb_formulation_name(mb_formulation f) {
+    return (unsigned)f < 3 ? formulation_names[f] : "unknown";
+}
+
 /* ---- the system as each integrator sees it ---- */
 static int ode_rhs(void *ctx, double t, const double *y, double *f, char *err, size_t errlen) {
     mb_sim *s = ctx;
+    if (s->mr) return mb_mr_rhs(s->mr, t, y, s->u, s->p, f, err, errlen);
     memcpy(f, y + s->nz, (size_t)s->nz * sizeof(double));
     return mb_tree_accel(s->tree, t, y, y + s->nz, s->u, s->p, f + s->nz, err, errlen);
 }
@@ -79,6 +104,9 @@ static int so_tangent(void *ctx, double t, const double *z, const double *zd, co
 void mb_sim_free(mb_sim *s) {
     if (!s) return;
     mb_tree_free(s->tree);
+    mb_mr_free(s->mr);
+    mb_al3_free(s->al3);
+    free(s->f2);
     mb_rk4_free(s->rk4);
     mb_dopri5_free(s->dp);
     mb_trap_free(s->trap);
@@ -93,6 +121,20 @@ void mb_sim_free(mb_sim *s) {
 /* Restarts the integrator at (t, y): evaluates the initial acceleration. */
 static int restart(mb_sim *s) {
     int rc = MB_OK;
+    /* Closed loops: the state the user set (or the model's start) is assembled first. */
+    if (s->mr && (rc = mb_mr_project(s->mr, s->t, s->y, s->y + s->nz, s->p, s->msg, sizeof s->msg))) {
+        s->need_reset = 1;
+        return rc;
+    }
+    if (s->al3) {
+        rc = mb_al3_reset(s->al3, s->t, s->y, s->y + s->nz, s->u, s->p, s->o.step, &s->st, s->msg, sizeof s->msg);
+        if (rc == MB_OK) {
+            memcpy(s->y, mb_al3_z(s->al3), (size_t)s->nz * sizeof(double));
+            memcpy(s->y + s->nz, mb_al3_zd(s->al3), (size_t)s->nz * sizeof(double));
+        }
+        s->need_reset = rc != MB_OK;
+        return rc;
+    }
     switch (s->o.integrator) {
     case MB_INTEGRATOR_RK4: break; /* keeps no state between steps */
     case MB_INTEGRATOR_DOPRI5: rc = mb_dopri5_reset(s->dp, ode_rhs, s, s->t, s->y, &s->st, s->msg, sizeof s->msg); break;
@@ -116,6 +158,27 @@ mb_sim *mb_sim_create(const mb_model *m, const mb_sim_options *o, char *err, siz
         mb_fail(err, errlen, MB_ERR_ARG, "mb_sim_create: unknown integrator %d", (int)o->integrator);
         return NULL;
     }
+    if ((unsigned)o->formulation > MB_FORMULATION_AL3) {
+        mb_fail(err, errlen, MB_ERR_ARG, "mb_sim_create: unknown formulation %d", (int)o->formulation);
+        return NULL;
+    }
+    if (o->formulation == MB_FORMULATION_TREE && m->nc > 0) {
+        mb_fail(err, errlen, MB_ERR_ARG,
+                "model %s has %d constraint equations: the tree formulation ignores them; use matrix_r or al3",
+                m->name ? m->name : "?", m->nc);
+        return NULL;
+    }
+    if (o->formulation == MB_FORMULATION_MATRIX_R && o->integrator == MB_INTEGRATOR_TRAPEZOIDAL) {
+        mb_fail(err, errlen, MB_ERR_ARG,
+                "matrix_r integrates with rk4 or dopri5; the implicit trapezoidal rule comes with al3");
+        return NULL;
+    }
+    mb_sim_options oal;
+    if (o->formulation == MB_FORMULATION_AL3 && o->integrator != MB_INTEGRATOR_TRAPEZOIDAL) {
+        oal = *o;
+        oal.integrator = MB_INTEGRATOR_TRAPEZOIDAL; /* al3 is its own trapezoidal rule */
+        o = &oal;
+    }
     if (o->integrator != MB_INTEGRATOR_DOPRI5 && (!(o->step > 0) || !isfinite(o->step))) {
         mb_fail(err, errlen, MB_ERR_ARG, "mb_sim_create: step %g must be positive and finite", o->step);
         return NULL;
@@ -131,16 +194,31 @@ mb_sim *mb_sim_create(const mb_model *m, const mb_sim_options *o, char *err, siz
     if (nu && !(s->u = calloc(nu, sizeof(double)))) goto nomem;
     if (!(s->ptmp = calloc(np > nu ? np + 1 : nu + 1, sizeof(double)))) goto nomem;
     if (!(s->e2 = calloc(2, sizeof(double)))) goto nomem;
+    if (!(s->f2 = calloc(2 * nz, sizeof(double)))) goto nomem;
     for (size_t i = 0; i < nz; ++i) {
         s->y[i] = m->z0 ? m->z0[i] : 0;
         s->y[nz + i] = m->zd0 ? m->zd0[i] : 0;
     }
     for (size_t i = 0; i < np; ++i) s->p[i] = m->p_default ? m->p_default[i] : 0;
 
-    unsigned flags;
-    if (o->integrator == MB_INTEGRATOR_TRAPEZOIDAL) flags = MB_TREE_TANGENT;
-    else flags = MB_TREE_ACCEL | (o->use_forward_dynamics ? MB_TREE_FORWARD_DYNAMICS : 0);
-    if (!(s->tree = mb_tree_create(m, flags, err, errlen))) goto fail;
+    if (o->formulation == MB_FORMULATION_MATRIX_R) {
+        if (!(s->mr = mb_mr_create(m, &o->kin, err, errlen))) goto fail;
+        if (mb_kin_prefer(mb_mr_kin(s->mr), m->zd0)) goto nomem;
+    } else if (o->formulation == MB_FORMULATION_AL3) {
+        if (!(s->al3 = mb_al3_create(m, &o->al3, &o->kin, err, errlen))) goto fail;
+        if (mb_kin_prefer(mb_al3_kin(s->al3), m->zd0)) goto nomem;
+        if (restart(s)) {
+            mb_fail(err, errlen, MB_OK, "%s", s->msg);
+            goto fail;
+        }
+        s->msg[0] = '\0';
+        return s;
+    } else {
+        unsigned flags;
+        if (o->integrator == MB_INTEGRATOR_TRAPEZOIDAL) flags = MB_TREE_TANGENT;
+        else flags = MB_TREE_ACCEL | (o->use_forward_dynamics ? MB_TREE_FORWARD_DYNAMICS : 0);
+        if (!(s->tree = mb_tree_create(m, flags, err, errlen))) goto fail;
+    }
     switch (o->integrator) {
     case MB_INTEGRATOR_RK4:
         if (!(s->rk4 = mb_rk4_create(2 * m->nz, err, errlen))) goto fail;
@@ -165,11 +243,11 @@ mb_sim *mb_sim_create(const mb_model *m, const mb_sim_options *o, char *err, siz
     }
     /* Evaluate the model once at the start so a broken model fails at create. */
     if (o->integrator == MB_INTEGRATOR_RK4) {
-        double *f = calloc(2 * nz, sizeof(double));
-        if (!f) goto nomem;
-        int rc = ode_rhs(s, s->t, s->y, f, err, errlen);
-        free(f);
-        if (rc) goto fail;
+        if (s->mr && restart(s)) {
+            mb_fail(err, errlen, MB_OK, "%s", s->msg);
+            goto fail;
+        }
+        if (ode_rhs(s, s->t, s->y, s->f2, err, errlen)) goto fail;
     } else if (restart(s)) {
         mb_fail(err, errlen, MB_OK, "%s", s->msg);
         goto fail;
@@ -252,6 +330,33 @@ int mb_sim_step(mb_sim *s, double t_out) {
                        t_out, s->t);
     if (t_out == s->t) return MB_OK;
     if (s->need_reset && (rc = restart(s))) return rc;
+    if (s->al3) {
+        rc = mb_al3_advance(s->al3, t_out, s->o.max_steps, s->u, s->p, &s->st, s->msg, sizeof s->msg);
+        s->t = mb_al3_time(s->al3);
+        memcpy(s->y, mb_al3_z(s->al3), (size_t)s->nz * sizeof(double));
+        memcpy(s->y + s->nz, mb_al3_zd(s->al3), (size_t)s->nz * sizeof(double));
+        if (rc) s->need_reset = 1;
+        return rc;
+    }
+    if (s->mr && s->o.integrator == MB_INTEGRATOR_RK4) {
+        /* One step at a time, recovering the dependent coordinates after each, so the state
+         * the integrator carries never drifts from the constraints. */
+        long n = mb_fixed_step_count(s->t, t_out, s->o.step);
+        if (s->o.max_steps > 0 && n > s->o.max_steps)
+            return mb_fail(s->msg, sizeof s->msg, MB_ERR_MAX_STEPS,
+                           "reaching t = %g takes %ld steps of %g, more than max_steps = %ld", t_out, n, s->o.step,
+                           s->o.max_steps);
+        double t0 = s->t, h = (t_out - t0) / (double)n;
+        for (long k = 1; k <= n && rc == MB_OK; ++k) {
+            double tk = k == n ? t_out : t0 + k * h;
+            rc = mb_rk4_advance(s->rk4, ode_rhs, s, &s->t, s->y, tk, h * (1 + 1e-9), 0, &s->st, s->msg,
+                                sizeof s->msg);
+            if (rc == MB_OK)
+                rc = mb_mr_project(s->mr, s->t, s->y, s->y + s->nz, s->p, s->msg, sizeof s->msg);
+        }
+        if (rc) s->need_reset = 1;
+        return rc;
+    }
     switch (s->o.integrator) {
     case MB_INTEGRATOR_RK4:
         /* rk4 updates (t, y) step by step, so a failure leaves the last good step. */
@@ -262,6 +367,9 @@ int mb_sim_step(mb_sim *s, double t_out) {
         /* dopri5 writes y only on success: on failure y keeps the previous output. */
         rc = mb_dopri5_advance(s->dp, ode_rhs, s, t_out, s->y, &s->st, s->msg, sizeof s->msg);
         if (rc == MB_OK) s->t = t_out;
+        /* The output's dependent entries come from dense output: recover them exactly. The
+         * integrator's own state needs no projection, since the right-hand side recovers them. */
+        if (rc == MB_OK && s->mr) rc = mb_mr_project(s->mr, s->t, s->y, s->y + s->nz, s->p, s->msg, sizeof s->msg);
         break;
     case MB_INTEGRATOR_TRAPEZOIDAL:
         rc = mb_trap_advance(s->trap, &s->sys, t_out, s->o.step, s->o.max_steps, &s->st, s->msg, sizeof s->msg);
@@ -309,4 +417,34 @@ int mb_sim_points(mb_sim *s, double *xyz) {
             return mb_fail(s->msg, sizeof s->msg, MB_ERR_NAN, "point %s coordinate %d is %g at t = %.10g",
                            s->m->point_names ? s->m->point_names[i / 3] : "?", i % 3, xyz[i], s->t);
     return MB_OK;
+}
+
+static mb_kin *sim_kin(const mb_sim *s) {
+    return s->mr ? mb_mr_kin(s->mr) : s->al3 ? mb_al3_kin(s->al3) : NULL;
+}
+
+int mb_sim_dof(const mb_sim *s) {
+    mb_kin *k = sim_kin(s);
+    return k ? mb_kin_dof(k) : s->nz;
+}
+
+long mb_sim_reselections(const mb_sim *s) {
+    mb_kin *k = sim_kin(s);
+    return k ? mb_kin_reselections(k) : 0;
+}
+
+int mb_sim_constraint_violation(mb_sim *s, double v[3]) {
+    v[0] = v[1] = v[2] = 0;
+    mb_kin *k = sim_kin(s);
+    if (!k || s->m->nc == 0) return MB_OK;
+    const double *zdd;
+    int rc;
+    if (s->al3) {
+        zdd = mb_al3_zdd(s->al3);
+    } else {
+        /* The acceleration Matrix R gives at this state (the right-hand side re-assembles it). */
+        if ((rc = mb_mr_rhs(s->mr, s->t, s->y, s->u, s->p, s->f2, s->msg, sizeof s->msg))) return rc;
+        zdd = s->f2 + s->nz;
+    }
+    return mb_kin_violation(k, s->t, s->y, s->y + s->nz, zdd, s->p, v, s->msg, sizeof s->msg);
 }

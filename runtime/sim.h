@@ -4,7 +4,9 @@
 
 #include <stddef.h>
 
+#include "formulation_al3.h"
 #include "integrate.h"
+#include "kinematics.h"
 #include "mb_model.h"
 #include "mb_status.h"
 
@@ -24,6 +26,10 @@
  * message for mb_sim_errmsg on failure. */
 
 typedef enum { MB_INTEGRATOR_RK4, MB_INTEGRATOR_DOPRI5, MB_INTEGRATOR_TRAPEZOIDAL } mb_integrator;
+/* tree: M zdd = Q (open trees); matrix_r: closed loops reduced to the independent coordinates
+ * (rk4 or dopri5); al3: closed loops by the index-3 augmented Lagrangian, always with its own
+ * trapezoidal rule (the integrator option is set to trapezoidal). */
+typedef enum { MB_FORMULATION_TREE, MB_FORMULATION_MATRIX_R, MB_FORMULATION_AL3 } mb_formulation;
 
 typedef struct {
     mb_integrator integrator;
@@ -34,19 +40,29 @@ typedef struct {
     double newton_tol;        /* trapezoidal: max|dzdd| <= newton_tol (1 + max|zdd|) */
     int newton_max_iter;      /* trapezoidal */
     int use_forward_dynamics; /* rk4, dopri5: zdd from model->forward_dynamics instead of Cholesky of M */
+    mb_formulation formulation;
+    mb_kin_options kin;       /* matrix_r, al3: position problem, rank and re-selection (kinematics.h) */
+    mb_al3_options al3;       /* al3: penalty and Newton (formulation_al3.h); newton_max_iter is not used */
 } mb_sim_options;
 
 /* Defaults: rk4, step 1e-3, rtol = atol = 1e-6, max_steps 1e6, newton_tol 1e-10,
- * newton_max_iter 10; then m->simulate (integrator, step, tolerance as rtol and
- * atol) overrides where it is set, if m is not NULL. */
+ * newton_max_iter 10, formulation tree for models without constraints and
+ * matrix_r with, kinematics and al3 defaults of their headers; then m->simulate
+ * (integrator, step, tolerance as rtol and atol, formulation) overrides where
+ * it is set, if m is not NULL. */
 void mb_sim_options_default(mb_sim_options *o, const mb_model *m);
 /* "rk4", "dopri5", "trapezoidal" -> *out; MB_ERR_ARG for another name. */
 int mb_integrator_parse(const char *name, mb_integrator *out);
 const char *mb_integrator_name(mb_integrator i);
+/* "tree", "matrix_r", "al3" -> *out; MB_ERR_ARG for another name. */
+int mb_formulation_parse(const char *name, mb_formulation *out);
+const char *mb_formulation_name(mb_formulation f);
 
 typedef struct mb_sim mb_sim;
 
-/* A simulation of model m at t = 0 from m->z0, m->zd0 (zeros where NULL), with
+/* A simulation of model m at t = 0 from m->z0, m->zd0 (zeros where NULL; for
+ * closed loops assembled from them: position and velocity problems holding the
+ * independent coordinates), with
  * p = m->p_default (zeros where NULL) and u = 0. o NULL: defaults for m. Checks
  * the options and that the model has what the integrator needs, computes the
  * initial acceleration (so a bad model fails here), and returns NULL with a
@@ -79,6 +95,12 @@ const mb_sim_options *mb_sim_get_options(const mb_sim *s);
 int mb_sim_energy(mb_sim *s, double *kinetic, double *potential);
 /* Positions of the named points, 3 npt values (model->points). */
 int mb_sim_points(mb_sim *s, double *xyz);
+/* Constraint violation at the current state: max|Phi|, max|Phi_z zd + Phi_t|,
+ * max|Phi_z zdd + bias| (zeros for a model without constraints). */
+int mb_sim_constraint_violation(mb_sim *s, double v[3]);
+/* Degrees of freedom and the changes of the independent coordinates (matrix_r, al3; else nz and 0). */
+int mb_sim_dof(const mb_sim *s);
+long mb_sim_reselections(const mb_sim *s);
 /* Work counters since create (set_state does not reset them). */
 void mb_sim_stats(const mb_sim *s, mb_stats *out);
 /* The message of the last failed call ("" if none). */

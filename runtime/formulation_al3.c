@@ -1,0 +1,338 @@
+/* formulation_al3.c: index-3 augmented Lagrangian, trapezoidal rule, Newton on the exact tangent, projections. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "formulation_al3.h"
+#include "formulation_matrix_r.h"
+#include "linalg.h"
+
+struct mb_al3 {
+    const mb_model *m;
+    mb_al3_options o;
+    int nz, nc;
+    double t, h, alpha;
+    double *zn, *zdn, *zddn;            /* the last accepted step */
+    double *z, *zd, *zdd, *zdh, *zddh;  /* iterate and the trapezoidal constants */
+    double *r, *f, *dz, *zero, *tmp;    /* nz */
+    double *phi, *w, *lam, *vec;        /* nc */
+    double *J;                          /* nc x nz */
+    double *M, *P, *T, *K;              /* nz x nz */
+    mb_linalg *lu;                      /* nz x nz, holds T's pivots */
+    mb_linalg *ls;                      /* Phi_z' (nz x nc) least squares at the start */
+    mb_mr *mr;                          /* start-up: assembly and the consistent zdd */
+};
+
+void mb_al3_options_default(mb_al3_options *o) {
+    o->alpha = 0;
+    o->alpha_rel = 1e3;
+    o->newton_tol = 1e-10;
+    o->phi_tol = 1e-10;
+    o->max_iter = 30;
+    o->approx_tangent = 0;
+}
+
+void mb_al3_free(mb_al3 *al) {
+    if (!al) return;
+    double **bufs[] = {&al->zn, &al->zdn, &al->zddn, &al->z, &al->zd, &al->zdd, &al->zdh, &al->zddh,
+                       &al->r, &al->f, &al->dz, &al->zero, &al->tmp, &al->phi, &al->w, &al->lam,
+                       &al->vec, &al->J, &al->M, &al->P, &al->T, &al->K};
+    for (size_t i = 0; i < sizeof bufs / sizeof *bufs; ++i) free(*bufs[i]);
+    mb_linalg_free(al->lu);
+    mb_linalg_free(al->ls);
+    mb_mr_free(al->mr);
+    free(al);
+}
+
+static const char *mname(const mb_model *m) { return m->name ? m->name : "(unnamed)"; }
+
+mb_al3 *mb_al3_create(const mb_model *m, const mb_al3_options *o, const mb_kin_options *ko, char *err,
+                      size_t errlen) {
+    mb_al3_options d;
+    mb_al3_options_default(&d);
+    if (!o) o = &d;
+    if (!m || m->nz < 1) {
+        mb_fail(err, errlen, MB_ERR_ARG, "al3: %s", m ? "the model has no coordinates" : "no model");
+        return NULL;
+    }
+    if (!m->mass || !m->inverse_dynamics_dz || !m->inverse_dynamics_dzd || (!m->inverse_dynamics && !m->forces)) {
+        mb_fail(err, errlen, MB_ERR_MODEL,
+                "model %s lacks mass, inverse_dynamics_dz or inverse_dynamics_dzd, needed by the al3 tangent",
+                mname(m));
+        return NULL;
+    }
+    if (m->nc > 0 && !o->approx_tangent && !m->constraints_dz_tw_dz) {
+        mb_fail(err, errlen, MB_ERR_MODEL,
+                "model %s lacks constraints_dz_tw_dz, needed by the exact al3 tangent (or use the approximate one)",
+                mname(m));
+        return NULL;
+    }
+    if (!(o->newton_tol > 0) || !(o->phi_tol > 0) || o->max_iter < 1 || !(o->alpha_rel > 0) || !isfinite(o->alpha)) {
+        mb_fail(err, errlen, MB_ERR_ARG, "al3: options need newton_tol > 0, phi_tol > 0, max_iter >= 1, alpha_rel > 0");
+        return NULL;
+    }
+    mb_al3 *al = calloc(1, sizeof *al);
+    if (!al) goto nomem;
+    al->m = m;
+    al->o = *o;
+    al->nz = m->nz;
+    al->nc = m->nc;
+    if (!(al->mr = mb_mr_create(m, ko, err, errlen))) {
+        mb_al3_free(al);
+        return NULL;
+    }
+    size_t n = (size_t)m->nz, c = (size_t)(m->nc > 0 ? m->nc : 1);
+    double **vn[] = {&al->zn, &al->zdn, &al->zddn, &al->z, &al->zd, &al->zdd, &al->zdh, &al->zddh,
+                     &al->r, &al->f, &al->dz, &al->zero, &al->tmp};
+    for (size_t i = 0; i < sizeof vn / sizeof *vn; ++i)
+        if (!(*vn[i] = calloc(n > c ? n : c, sizeof(double)))) goto nomem;
+    double **vc[] = {&al->phi, &al->w, &al->lam, &al->vec};
+    for (size_t i = 0; i < sizeof vc / sizeof *vc; ++i)
+        if (!(*vc[i] = calloc(c, sizeof(double)))) goto nomem;
+    if (!(al->J = calloc(c * n, sizeof(double)))) goto nomem;
+    double **mm[] = {&al->M, &al->P, &al->T, &al->K};
+    for (size_t i = 0; i < sizeof mm / sizeof *mm; ++i)
+        if (!(*mm[i] = calloc(n * n, sizeof(double)))) goto nomem;
+    if (!(al->lu = mb_linalg_create(m->nz, m->nz, 1, err, errlen))) {
+        mb_al3_free(al);
+        return NULL;
+    }
+    if (m->nc > 0 && !(al->ls = mb_linalg_create(m->nz, m->nc, 1, err, errlen))) {
+        mb_al3_free(al);
+        return NULL;
+    }
+    return al;
+nomem:
+    mb_al3_free(al);
+    mb_fail(err, errlen, MB_ERR_ALLOC, "al3: out of memory (nz = %d, nc = %d)", m->nz, m->nc);
+    return NULL;
+}
+
+static int check(const double *v, int n, const char *what, double t, char *err, size_t errlen) {
+    for (int i = 0; i < n; ++i)
+        if (!isfinite(v[i])) return mb_fail(err, errlen, MB_ERR_NAN, "al3: %s[%d] is %g at t = %.10g", what, i, v[i], t);
+    return MB_OK;
+}
+
+/* y += s A' x with A nc x nz (column-major): the generalized force of the multipliers. */
+static void add_At_x(int nc, int nz, const double *A, const double *x, double s, double *y) {
+    for (int j = 0; j < nz; ++j) {
+        double v = 0;
+        for (int i = 0; i < nc; ++i) v += A[i + (size_t)j * nc] * x[i];
+        y[j] += s * v;
+    }
+}
+
+/* r = M zdd - Q at (t, z, zd, zdd); M stays in al->M. */
+static int residual(mb_al3 *al, double t, const double *z, const double *zd, const double *zdd, const double *u,
+                    const double *p, char *err, size_t errlen) {
+    int n = al->nz;
+    mb_args a = {t, z, zd, zdd, u, p, NULL};
+    al->m->mass(&a, al->M);
+    if (al->m->inverse_dynamics) {
+        al->m->inverse_dynamics(&a, al->r);
+    } else {
+        al->m->forces(&a, al->r);
+        for (int i = 0; i < n; ++i) {
+            double s = -al->r[i];
+            for (int j = 0; j < n; ++j) s += al->M[i + (size_t)j * n] * zdd[j];
+            al->r[i] = s;
+        }
+    }
+    int rc = check(al->M, n * n, "M", t, err, errlen);
+    return rc ? rc : check(al->r, n, "residual", t, err, errlen);
+}
+
+int mb_al3_reset(mb_al3 *al, double t, const double *z, const double *zd, const double *u, const double *p,
+                 double h, mb_stats *st, char *err, size_t errlen) {
+    int n = al->nz, nc = al->nc, rc;
+    if (!(h > 0) || !isfinite(h)) return mb_fail(err, errlen, MB_ERR_ARG, "al3: step %g must be positive", h);
+    memcpy(al->zn, z, (size_t)n * sizeof(double));
+    memcpy(al->zdn, zd, (size_t)n * sizeof(double));
+    if ((rc = mb_mr_project(al->mr, t, al->zn, al->zdn, p, err, errlen))) return rc;
+    if ((rc = mb_mr_accel(al->mr, t, al->zn, al->zdn, u, p, al->zddn, err, errlen))) return rc;
+    if (st) st->rhs_evals++;
+    al->t = t;
+    al->h = h;
+    memset(al->lam, 0, (size_t)(nc > 0 ? nc : 1) * sizeof(double));
+    if (nc == 0) {
+        al->alpha = 0;
+        return MB_OK;
+    }
+    /* lambda: Phi_z' lambda = Q - M zdd = -r, least squares (minimum norm when redundant). */
+    if ((rc = residual(al, t, al->zn, al->zdn, al->zddn, u, p, err, errlen))) return rc;
+    mb_args a = {t, al->zn, NULL, NULL, NULL, p, NULL};
+    al->m->constraints_dz(&a, al->J);
+    for (int i = 0; i < nc; ++i)
+        for (int j = 0; j < n; ++j) al->K[j + (size_t)i * n] = al->J[i + (size_t)j * nc];
+    int ldb = n > nc ? n : nc, rank = 0;
+    for (int j = 0; j < ldb; ++j) al->tmp[j] = j < n ? -al->r[j] : 0;
+    if ((rc = mb_lstsq(al->ls, n, nc, 1, al->K, al->tmp, 1e-9, &rank, err, errlen))) return rc;
+    memcpy(al->lam, al->tmp, (size_t)nc * sizeof(double));
+    if (al->o.alpha > 0) {
+        al->alpha = al->o.alpha;
+    } else {
+        double mmax = 0, jmax = 0;
+        for (int j = 0; j < n; ++j) {
+            mmax = fmax(mmax, fabs(al->M[j + (size_t)j * n]));
+            double s = 0;
+            for (int i = 0; i < nc; ++i) s += al->J[i + (size_t)j * nc] * al->J[i + (size_t)j * nc];
+            jmax = fmax(jmax, s);
+        }
+        if (!(jmax > 0)) jmax = 1;
+        al->alpha = al->o.alpha_rel * 4 / (h * h) * mmax / jmax;
+    }
+    return MB_OK;
+}
+
+/* One trapezoidal step of size h from (zn, zdn, zddn, lam). */
+static int step(mb_al3 *al, double h, const double *u, const double *p, mb_stats *st, char *err, size_t errlen) {
+    int n = al->nz, nc = al->nc, rc;
+    double t = al->t + h, c2 = 2 / h, c4 = 4 / (h * h), hh = h * h / 4, alpha = al->alpha;
+    size_t nn = (size_t)n * n;
+    for (int i = 0; i < n; ++i) {
+        al->zdh[i] = -(c2 * al->zn[i] + al->zdn[i]);
+        al->zddh[i] = -(c4 * al->zn[i] + 4 / h * al->zdn[i] + al->zddn[i]);
+        al->z[i] = al->zn[i] + h * al->zdn[i] + h * h / 2 * al->zddn[i];
+    }
+    double dzmax = INFINITY, phimax = INFINITY;
+    int it;
+    for (it = 0; it < al->o.max_iter; ++it) {
+        for (int i = 0; i < n; ++i) {
+            al->zd[i] = c2 * al->z[i] + al->zdh[i];
+            al->zdd[i] = c4 * al->z[i] + al->zddh[i];
+        }
+        if ((rc = residual(al, t, al->z, al->zd, al->zdd, u, p, err, errlen))) return rc;
+        mb_args a = {t, al->z, al->zd, al->zdd, u, p, NULL};
+        if (nc > 0) {
+            al->m->constraints(&a, al->phi);
+            al->m->constraints_dz(&a, al->J);
+            if ((rc = check(al->phi, nc, "Phi", t, err, errlen)) || (rc = check(al->J, nc * n, "Phi_z", t, err, errlen)))
+                return rc;
+        }
+        /* Multiplier update with Phi at the corrected z (lambda_{k+1} = lambda_k + alpha Phi_{k+1});
+         * the first iteration uses the last step's lambda, whose Phi the predictor has not seen. */
+        phimax = 0;
+        for (int i = 0; i < nc; ++i) {
+            phimax = fmax(phimax, fabs(al->phi[i]));
+            if (it > 0) al->lam[i] += alpha * al->phi[i];
+            al->w[i] = al->lam[i] + alpha * al->phi[i];
+        }
+        /* Converged: the last correction was small and the constraints hold; the tangent
+         * factored last serves the projections. */
+        if (it > 0 && dzmax <= al->o.newton_tol && phimax <= al->o.phi_tol) break;
+        /* f = h²/4 (r + Phi_z' w) */
+        memcpy(al->f, al->r, (size_t)n * sizeof(double));
+        add_At_x(nc, n, al->J, al->w, 1, al->f);
+        /* P = M + h/2 dr/dzd + h²/4 dr/dz (approximate: dr/dz at zdd = 0). */
+        al->m->inverse_dynamics_dzd(&a, al->K);
+        for (size_t i = 0; i < nn; ++i) al->P[i] = al->M[i] + h / 2 * al->K[i];
+        mb_args az = a;
+        if (al->o.approx_tangent) az.zdd = al->zero;
+        al->m->inverse_dynamics_dz(&az, al->K);
+        for (size_t i = 0; i < nn; ++i) al->P[i] += hh * al->K[i];
+        /* The curvature term joins P too: the projections must differ from T only by the penalty
+         * term h²/4 alpha Phi_z'Phi_z, or they shift the velocities off the constraint directions
+         * (an O(h²) drift per step, first-order energy loss). */
+        if (nc > 0 && !al->o.approx_tangent) {
+            mb_args aw = a;
+            aw.w = al->w;
+            al->m->constraints_dz_tw_dz(&aw, al->K);
+            for (size_t i = 0; i < nn; ++i) al->P[i] += hh * al->K[i];
+        }
+        memcpy(al->T, al->P, nn * sizeof(double));
+        if (nc > 0) {
+            for (int j = 0; j < n; ++j)
+                for (int k = 0; k < n; ++k) {
+                    double s = 0;
+                    for (int i = 0; i < nc; ++i) s += al->J[i + (size_t)k * nc] * al->J[i + (size_t)j * nc];
+                    al->T[k + (size_t)j * n] += hh * alpha * s;
+                }
+        }
+        if ((rc = check(al->T, (int)nn, "tangent", t, err, errlen))) return rc;
+        if ((rc = mb_lu_factor(al->lu, n, al->T, err, errlen))) return rc;
+        if (st) st->jac_evals++;
+        for (int i = 0; i < n; ++i) al->dz[i] = -hh * al->f[i];
+        if ((rc = mb_lu_solve(al->lu, n, al->T, 1, al->dz, err, errlen))) return rc;
+        double zmax = 0;
+        dzmax = 0;
+        for (int i = 0; i < n; ++i) {
+            al->z[i] += al->dz[i];
+            zmax = fmax(zmax, fabs(al->z[i]));
+            dzmax = fmax(dzmax, fabs(al->dz[i]));
+        }
+        dzmax /= 1 + zmax;
+        if (st) {
+            st->newton_iters++;
+            st->rhs_evals++;
+        }
+        if (!isfinite(dzmax)) break;
+    }
+    if (it == al->o.max_iter || !isfinite(dzmax))
+        return mb_fail(err, errlen, MB_ERR_NEWTON,
+                       "al3: Newton did not converge at t = %.10g (h = %g) in %d iterations: max|dz| = %.3g, "
+                       "max|Phi| = %.3g (tolerances %g, %g)",
+                       t, h, it, dzmax, phimax, al->o.newton_tol, al->o.phi_tol);
+    /* Projections (eqs. 24, 26) with the last factorization; Phi_z, Phi_t and the bias at the final z. */
+    mb_args a = {t, al->z, NULL, NULL, u, p, NULL};
+    if (nc > 0) {
+        al->m->constraints_dz(&a, al->J);
+        for (int i = 0; i < n; ++i) al->tmp[i] = 0;
+        if (al->m->constraints_dt) {
+            al->m->constraints_dt(&a, al->vec);
+            for (int i = 0; i < nc; ++i) al->vec[i] *= hh * alpha;
+            add_At_x(nc, n, al->J, al->vec, -1, al->tmp);
+        }
+        for (int i = 0; i < n; ++i) {
+            double s = 0;
+            for (int j = 0; j < n; ++j) s += al->P[i + (size_t)j * n] * al->zd[j];
+            al->dz[i] = s + al->tmp[i];
+        }
+        if ((rc = mb_lu_solve(al->lu, n, al->T, 1, al->dz, err, errlen))) return rc;
+        memcpy(al->zd, al->dz, (size_t)n * sizeof(double));
+        a.zd = al->zd;
+        al->m->constraint_bias(&a, al->vec);
+        for (int i = 0; i < n; ++i) al->tmp[i] = 0;
+        for (int i = 0; i < nc; ++i) al->vec[i] *= hh * alpha;
+        add_At_x(nc, n, al->J, al->vec, -1, al->tmp);
+        for (int i = 0; i < n; ++i) {
+            double s = 0;
+            for (int j = 0; j < n; ++j) s += al->P[i + (size_t)j * n] * al->zdd[j];
+            al->dz[i] = s + al->tmp[i];
+        }
+        if ((rc = mb_lu_solve(al->lu, n, al->T, 1, al->dz, err, errlen))) return rc;
+        memcpy(al->zdd, al->dz, (size_t)n * sizeof(double));
+    }
+    if ((rc = check(al->zd, n, "zd", t, err, errlen)) || (rc = check(al->zdd, n, "zdd", t, err, errlen))) return rc;
+    memcpy(al->zn, al->z, (size_t)n * sizeof(double));
+    memcpy(al->zdn, al->zd, (size_t)n * sizeof(double));
+    memcpy(al->zddn, al->zdd, (size_t)n * sizeof(double));
+    al->t = t;
+    if (st) st->steps++;
+    return MB_OK;
+}
+
+int mb_al3_advance(mb_al3 *al, double t_out, long max_steps, const double *u, const double *p, mb_stats *st,
+                   char *err, size_t errlen) {
+    if (!(t_out >= al->t)) return mb_fail(err, errlen, MB_ERR_ARG, "al3: t_out %g is before t = %g", t_out, al->t);
+    if (t_out == al->t) return MB_OK;
+    long steps = mb_fixed_step_count(al->t, t_out, al->h);
+    if (max_steps > 0 && steps > max_steps)
+        return mb_fail(err, errlen, MB_ERR_MAX_STEPS, "al3: reaching t = %g takes %ld steps, more than %ld", t_out,
+                       steps, max_steps);
+    double t0 = al->t, hs = (t_out - t0) / (double)steps;
+    for (long k = 1; k <= steps; ++k) {
+        int rc = step(al, hs, u, p, st, err, errlen);
+        if (rc) return rc;
+        al->t = k == steps ? t_out : t0 + k * hs;
+    }
+    return MB_OK;
+}
+
+double mb_al3_time(const mb_al3 *al) { return al->t; }
+const double *mb_al3_z(const mb_al3 *al) { return al->zn; }
+const double *mb_al3_zd(const mb_al3 *al) { return al->zdn; }
+const double *mb_al3_zdd(const mb_al3 *al) { return al->zddn; }
+const double *mb_al3_lambda(const mb_al3 *al) { return al->lam; }
+double mb_al3_alpha(const mb_al3 *al) { return al->alpha; }
+mb_kin *mb_al3_kin(mb_al3 *al) { return mb_mr_kin(al->mr); }

@@ -1,0 +1,63 @@
+/* formulation_al3.h: closed loops by the index-3 augmented Lagrangian with projections and the trapezoidal rule. */
+#ifndef MB_FORMULATION_AL3_H
+#define MB_FORMULATION_AL3_H
+
+#include <stddef.h>
+
+#include "integrate.h"
+#include "kinematics.h"
+#include "mb_model.h"
+#include "mb_status.h"
+
+/* seeds/003.md §1.6–1.10 with the multiplier update of Bayo and Cuadrado:
+ *     M zdd + Phi_z'(lambda + alpha Phi) = Q,     lambda <- lambda + alpha Phi  (every Newton iteration)
+ * discretized by the trapezoidal rule (Newmark 1/4, 1/2) in z, solved by
+ * Newton-Raphson on f(z) = h²/4 (r + Phi_z' w), w = lambda + alpha Phi, with
+ * the tangent
+ *     T = M + h/2 dr/dzd + h²/4 (dr/dz + d(Phi_z' w)/dz + alpha Phi_z' Phi_z)
+ * from the generated derivatives (exact), or seeds/003.md eq. (20) (dr/dz at
+ * zdd = 0, no constraint curvature) with approx_tangent. After convergence the
+ * velocities and accelerations are projected onto the constraints with the
+ * last factorization of T (eqs. 24–26, P = M + h/2 dr/dzd + h²/4 dr/dz). This
+ * formulation is its own integrator (always the trapezoidal rule). */
+
+typedef struct {
+    double alpha;        /* penalty; <= 0: automatic, alpha_rel (4/h²) max M_ii / max (Phi_z'Phi_z)_ii */
+    double alpha_rel;    /* automatic penalty relative to the mass matrix (1e3) */
+    double newton_tol;   /* converged when max|dz| <= newton_tol (1 + max|z|) ... (1e-10) */
+    double phi_tol;      /* ... and max|Phi| <= phi_tol (1e-10) */
+    int max_iter;        /* Newton iterations per step (30) */
+    int approx_tangent;  /* 1: seeds/003.md eq. (20) instead of the exact tangent (0) */
+} mb_al3_options;
+
+void mb_al3_options_default(mb_al3_options *o);
+
+typedef struct mb_al3 mb_al3;
+
+/* Needs mass, inverse_dynamics_dz and _dzd, inverse_dynamics or forces, the
+ * constraint functions and (exact tangent) constraints_dz_tw_dz. ko: options of
+ * the start-up kinematics (NULL: defaults). */
+mb_al3 *mb_al3_create(const mb_model *m, const mb_al3_options *o, const mb_kin_options *ko, char *err,
+                      size_t errlen);
+void mb_al3_free(mb_al3 *al);
+
+/* Starts at (t, z, zd) for steps of h: assembles z and zd (position and
+ * velocity problems), zdd and lambda (Matrix R and least squares), and fixes
+ * the automatic alpha. */
+int mb_al3_reset(mb_al3 *al, double t, const double *z, const double *zd, const double *u, const double *p,
+                 double h, mb_stats *st, char *err, size_t errlen);
+/* Steps to t_out in fixed steps of at most h (the h of reset; a shorter last
+ * interval is split evenly as mb_rk4_advance does). On error the state is the
+ * last step that succeeded. */
+int mb_al3_advance(mb_al3 *al, double t_out, long max_steps, const double *u, const double *p, mb_stats *st,
+                   char *err, size_t errlen);
+
+double mb_al3_time(const mb_al3 *al);
+const double *mb_al3_z(const mb_al3 *al);
+const double *mb_al3_zd(const mb_al3 *al);
+const double *mb_al3_zdd(const mb_al3 *al);
+const double *mb_al3_lambda(const mb_al3 *al);  /* nc multipliers */
+double mb_al3_alpha(const mb_al3 *al);
+mb_kin *mb_al3_kin(mb_al3 *al);               /* for violation reports */
+
+#endif

@@ -1,0 +1,426 @@
+/* kinematics.c: position/velocity/acceleration problems, choice and re-choice of the independent coordinates. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kinematics.h"
+#include "linalg.h"
+
+struct mb_kin {
+    const mb_model *m;
+    mb_kin_options o;
+    int nz, nc;
+    int rank, dof;        /* -1 until the first choice */
+    int user;             /* the current choice is the model's `independent` */
+    int *ind, *dep;       /* dof and rank indices, ascending */
+    int *is_ind;          /* nz flags */
+    double *J;            /* nc x nz: Phi_z where the block was factored (velocity, R use it) */
+    double *Jv;           /* nc x nz: scratch for mb_kin_violation and the full QR */
+    double *A;            /* nc x rank: the factored dependent block */
+    double *phi, *vec;    /* nc */
+    double *b;            /* nc x (nz + 1): right-hand sides; solutions in the first rank rows */
+    double *zt;           /* nz: Newton trial point */
+    mb_linalg *ws;
+    double *prefer;       /* nz column weights of the first automatic choice, or NULL */
+    long reselections;
+};
+
+void mb_kin_options_default(mb_kin_options *o) {
+    o->pos_tol = 1e-12;
+    o->pos_max_iter = 50;
+    o->rank_tol = 1e-9;
+    o->reselect_tol = 1e-2;
+    o->reselect = 1;
+}
+
+void mb_kin_free(mb_kin *k) {
+    if (!k) return;
+    free(k->ind);
+    free(k->dep);
+    free(k->is_ind);
+    free(k->J);
+    free(k->Jv);
+    free(k->A);
+    free(k->phi);
+    free(k->vec);
+    free(k->b);
+    free(k->zt);
+    free(k->prefer);
+    mb_linalg_free(k->ws);
+    free(k);
+}
+
+static const char *mname(const mb_model *m) { return m->name ? m->name : "(unnamed)"; }
+static const char *zname(const mb_model *m, int i) {
+    return m->z_names && m->z_names[i] ? m->z_names[i] : "?";
+}
+
+mb_kin *mb_kin_create(const mb_model *m, const mb_kin_options *o, char *err, size_t errlen) {
+    if (!m || m->nz < 1 || m->nc < 0) {
+        mb_fail(err, errlen, MB_ERR_ARG, "kinematics: %s", m ? "the model has no coordinates" : "no model");
+        return NULL;
+    }
+    if (m->nc > 0 && (!m->constraints || !m->constraints_dz || !m->constraint_bias)) {
+        mb_fail(err, errlen, MB_ERR_MODEL,
+                "model %s has %d constraint equations but lacks constraints, constraints_dz or constraint_bias",
+                mname(m), m->nc);
+        return NULL;
+    }
+    mb_kin_options d;
+    mb_kin_options_default(&d);
+    if (!o) o = &d;
+    if (!(o->pos_tol > 0) || o->pos_max_iter < 1 || !(o->rank_tol > 0) || !(o->reselect_tol >= 0)) {
+        mb_fail(err, errlen, MB_ERR_ARG,
+                "kinematics: options need pos_tol > 0, pos_max_iter >= 1, rank_tol > 0, reselect_tol >= 0");
+        return NULL;
+    }
+    mb_kin *k = calloc(1, sizeof *k);
+    if (!k) goto nomem;
+    k->m = m;
+    k->o = *o;
+    k->nz = m->nz;
+    k->nc = m->nc;
+    k->rank = k->dof = -1;
+    size_t nz = (size_t)m->nz, nc = (size_t)(m->nc > 0 ? m->nc : 1);
+    if (!(k->ind = calloc(nz, sizeof *k->ind)) || !(k->dep = calloc(nz, sizeof *k->dep)) ||
+        !(k->is_ind = calloc(nz, sizeof *k->is_ind)) ||
+        !(k->J = calloc(nc * nz, sizeof *k->J)) || !(k->Jv = calloc(nc * nz, sizeof *k->Jv)) ||
+        !(k->A = calloc(nc * nz, sizeof *k->A)) || !(k->phi = calloc(nc, sizeof *k->phi)) ||
+        !(k->vec = calloc(nc, sizeof *k->vec)) || !(k->b = calloc(nc * (nz + 1), sizeof *k->b)) ||
+        !(k->zt = calloc(nz, sizeof *k->zt)))
+        goto nomem;
+    if (m->nc > 0 && !(k->ws = mb_linalg_create(m->nc, m->nz, m->nz + 1, err, errlen))) {
+        mb_kin_free(k);
+        return NULL;
+    }
+    if (m->independent && m->n_independent > 0) {
+        for (int j = 0; j < m->n_independent; ++j) {
+            int c = m->independent[j];
+            if (c < 0 || c >= m->nz || k->is_ind[c]) {
+                mb_fail(err, errlen, MB_ERR_ARG, "model %s: independent coordinate %d is out of range or repeated",
+                        mname(m), c);
+                mb_kin_free(k);
+                return NULL;
+            }
+            k->is_ind[c] = 1;
+        }
+        k->user = 1;
+    }
+    return k;
+nomem:
+    mb_kin_free(k);
+    mb_fail(err, errlen, MB_ERR_ALLOC, "kinematics: out of memory (nz = %d, nc = %d)", m->nz, m->nc);
+    return NULL;
+}
+
+static void eval(mb_fn *f, double t, const double *z, const double *zd, const double *p,
+                 double *out) {
+    mb_args a = {t, z, zd, NULL, NULL, p, NULL};
+    f(&a, out);
+}
+
+static int check_finite(const mb_kin *k, const double *v, int rows, int cols, const char *what, double t,
+                        char *err, size_t errlen) {
+    for (int j = 0; j < cols; ++j)
+        for (int i = 0; i < rows; ++i) {
+            double x = v[i + (size_t)j * rows];
+            if (!isfinite(x)) {
+                if (cols == 1)
+                    return mb_fail(err, errlen, MB_ERR_NAN, "model %s: %s[%d] is %g at t = %.10g", mname(k->m), what,
+                                   i, x, t);
+                return mb_fail(err, errlen, MB_ERR_NAN, "model %s: %s(%d, %d) (coordinate %s) is %g at t = %.10g",
+                               mname(k->m), what, i, j, zname(k->m, j), x, t);
+            }
+        }
+    return MB_OK;
+}
+
+/* Rebuilds ind/dep from the flags. */
+static void lists_from_flags(mb_kin *k) {
+    int ni = 0, nd = 0;
+    for (int c = 0; c < k->nz; ++c) {
+        if (k->is_ind[c]) k->ind[ni++] = c;
+        else k->dep[nd++] = c;
+    }
+}
+
+/* Rank of Phi_z (k->J) by pivoted QR; the first `rank` pivots become the
+ * dependent coordinates: they are the best-conditioned columns the greedy
+ * pivoting finds, and the rest are the degrees of freedom. */
+static int choose_auto(mb_kin *k, double t, char *err, size_t errlen) {
+    int r = 0, rc;
+    size_t n = (size_t)k->nc * k->nz;
+    memcpy(k->Jv, k->J, n * sizeof(double));
+    if (k->rank < 0 && k->prefer)
+        for (int c = 0; c < k->nz; ++c)
+            for (int i = 0; i < k->nc; ++i) k->Jv[(size_t)c * k->nc + i] *= k->prefer[c];
+    if ((rc = mb_qrp_factor(k->ws, k->nc, k->nz, k->Jv, k->o.rank_tol, &r, err, errlen))) return rc;
+    if (k->rank >= 0 && r != k->rank)
+        return mb_fail(err, errlen, MB_ERR_SINGULAR,
+                       "model %s: at t = %.10g the rank of Phi_z is %d, not %d as at the start: a singular "
+                       "configuration, where the number of degrees of freedom changes",
+                       mname(k->m), t, r, k->rank);
+    if (r == 0)
+        return mb_fail(err, errlen, MB_ERR_SINGULAR, "model %s: Phi_z is zero at t = %.10g", mname(k->m), t);
+    const int *piv = mb_linalg_pivots(k->ws);
+    for (int c = 0; c < k->nz; ++c) k->is_ind[c] = 1;
+    for (int j = 0; j < r; ++j) k->is_ind[piv[j]] = 0;
+    k->rank = r;
+    k->dof = k->nz - r;
+    k->user = 0;
+    lists_from_flags(k);
+    return MB_OK;
+}
+
+/* Copies and factors the dependent block; *ok says whether it has full rank
+ * and |R_rr| / |R_11| >= reselect_tol. */
+static int factor_dep(mb_kin *k, int *ok, double *ratio, char *err, size_t errlen) {
+    int r = k->rank, rd = 0, rc;
+    for (int j = 0; j < r; ++j)
+        memcpy(k->A + (size_t)j * k->nc, k->J + (size_t)k->dep[j] * k->nc, (size_t)k->nc * sizeof(double));
+    if ((rc = mb_qrp_factor(k->ws, k->nc, r, k->A, k->o.rank_tol, &rd, err, errlen))) return rc;
+    double r11 = fabs(k->A[0]), rrr = fabs(k->A[(size_t)(r - 1) * k->nc + (r - 1)]);
+    *ratio = r11 > 0 ? rrr / r11 : 0;
+    *ok = rd == r && *ratio >= k->o.reselect_tol;
+    if (rd < r) *ratio = 0;
+    return MB_OK;
+}
+
+static void list_names(const mb_kin *k, const int *idx, int n, char *buf, size_t len) {
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int j = 0; j < n && used + 1 < len; ++j)
+        used += (size_t)snprintf(buf + used, len - used, "%s%s", j ? ", " : "", zname(k->m, idx[j]));
+}
+
+int mb_kin_factor(mb_kin *k, double t, const double *z, const double *p, char *err, size_t errlen) {
+    int rc, ok = 0;
+    double ratio = 0;
+    if (k->nc == 0) {
+        k->rank = 0;
+        k->dof = k->nz;
+        for (int c = 0; c < k->nz; ++c) k->is_ind[c] = 1;
+        lists_from_flags(k);
+        return MB_OK;
+    }
+    eval(k->m->constraints_dz, t, z, NULL, p, k->J);
+    if ((rc = check_finite(k, k->J, k->nc, k->nz, "Phi_z", t, err, errlen))) return rc;
+    if (k->rank < 0) {
+        if (k->user) {
+            /* The user's choice must match the number of degrees of freedom. */
+            int r = 0;
+            memcpy(k->Jv, k->J, (size_t)k->nc * k->nz * sizeof(double));
+            if ((rc = mb_qrp_factor(k->ws, k->nc, k->nz, k->Jv, k->o.rank_tol, &r, err, errlen))) return rc;
+            if (k->m->n_independent != k->nz - r)
+                return mb_fail(err, errlen, MB_ERR_ARG,
+                               "model %s declares %d independent coordinates, but the mechanism has %d degrees of "
+                               "freedom at t = %.10g (%d coordinates, rank of Phi_z %d)",
+                               mname(k->m), k->m->n_independent, k->nz - r, t, k->nz, r);
+            k->rank = r;
+            k->dof = k->nz - r;
+            lists_from_flags(k);
+        } else if ((rc = choose_auto(k, t, err, errlen))) {
+            return rc;
+        }
+    }
+    if (k->rank == 0) return MB_OK;
+    if ((rc = factor_dep(k, &ok, &ratio, err, errlen))) return rc;
+    if (ok) return MB_OK;
+    char names[MB_ERRLEN / 2];
+    list_names(k, k->ind, k->dof, names, sizeof names);
+    if (!k->o.reselect)
+        return mb_fail(err, errlen, MB_ERR_SINGULAR,
+                       "model %s: at t = %.10g the independent coordinates (%s) no longer determine the others "
+                       "(conditioning |R_rr/R_11| = %.3g of the dependent block); re-selection is off",
+                       mname(k->m), t, names, ratio);
+    int before = k->ind[0] + (k->dof > 1 ? 7919 * k->ind[k->dof - 1] : 0);
+    if ((rc = choose_auto(k, t, err, errlen))) return rc;
+    /* Counted only when the choice changes: the best choice may itself sit below reselect_tol. */
+    if (k->ind[0] + (k->dof > 1 ? 7919 * k->ind[k->dof - 1] : 0) != before) ++k->reselections;
+    if ((rc = factor_dep(k, &ok, &ratio, err, errlen))) return rc;
+    if (ratio == 0)
+        return mb_fail(err, errlen, MB_ERR_SINGULAR,
+                       "model %s: at t = %.10g no choice of independent coordinates is regular (was: %s)",
+                       mname(k->m), t, names);
+    /* The fresh choice is the best pivoting finds, even when below reselect_tol. */
+    return MB_OK;
+}
+
+/* x (dependent entries) from the factored block: A x = b in the least-squares sense, b nc x nrhs in k->b. */
+static int solve(mb_kin *k, int nrhs, char *err, size_t errlen) {
+    return mb_qrp_solve(k->ws, k->nc, k->rank, k->rank, k->A, nrhs, k->b, err, errlen);
+}
+
+static double maxabs(const double *v, int n) {
+    double m = 0;
+    for (int i = 0; i < n; ++i) m = fmax(m, fabs(v[i]));
+    return m;
+}
+
+static double norm2(const double *v, int n) {
+    double s = 0;
+    for (int i = 0; i < n; ++i) s += v[i] * v[i];
+    return sqrt(s);
+}
+
+/* "equations 0 (|Phi| = 1e-3), 1 (...)": the violated ones, largest first, up to six. */
+static void violated(const mb_kin *k, const double *phi, double tol, char *buf, size_t len) {
+    size_t used = 0;
+    int shown = 0, count = 0;
+    double last = INFINITY;
+    buf[0] = '\0';
+    for (int i = 0; i < k->nc; ++i) count += fabs(phi[i]) > tol;
+    while (shown < 6 && shown < count) {
+        int best = -1;
+        for (int i = 0; i < k->nc; ++i)
+            if (fabs(phi[i]) > tol && fabs(phi[i]) < last && (best < 0 || fabs(phi[i]) > fabs(phi[best]))) best = i;
+        if (best < 0) break;
+        last = fabs(phi[best]);
+        if (used + 1 < len)
+            used += (size_t)snprintf(buf + used, len - used, "%s%d (|Phi| = %.3g)", shown ? ", " : "", best,
+                                     fabs(phi[best]));
+        ++shown;
+    }
+    if (count > shown && used + 1 < len) snprintf(buf + used, len - used, " and %d more", count - shown);
+}
+
+int mb_kin_position(mb_kin *k, double t, double *z, const double *p, int *iters, char *err, size_t errlen) {
+    int rc, it;
+    if (iters) *iters = 0;
+    if (k->nc == 0) return mb_kin_factor(k, t, z, p, err, errlen);
+    const char *why = "the iteration limit was reached";
+    for (it = 0;; ++it) {
+        eval(k->m->constraints, t, z, NULL, p, k->phi);
+        if ((rc = check_finite(k, k->phi, k->nc, 1, "Phi", t, err, errlen))) return rc;
+        if (maxabs(k->phi, k->nc) <= k->o.pos_tol) {
+            if (iters) *iters = it;
+            return mb_kin_factor(k, t, z, p, err, errlen);
+        }
+        if (it == k->o.pos_max_iter) break;
+        if ((rc = mb_kin_factor(k, t, z, p, err, errlen))) return rc;
+        for (int i = 0; i < k->nc; ++i) k->b[i] = -k->phi[i];
+        if ((rc = solve(k, 1, err, errlen))) return rc;
+        /* Damped step: halve until ||Phi|| decreases (Armijo on the Gauss-Newton direction), so a
+         * poor initial guess does not jump to another assembly branch or diverge. */
+        double n0 = norm2(k->phi, k->nc), s = 1;
+        int accepted = 0;
+        for (int ls = 0; ls < 12 && !accepted; ++ls, s *= 0.5) {
+            memcpy(k->zt, z, (size_t)k->nz * sizeof(double));
+            for (int j = 0; j < k->rank; ++j) k->zt[k->dep[j]] += s * k->b[j];
+            eval(k->m->constraints, t, k->zt, NULL, p, k->vec);
+            double n1 = norm2(k->vec, k->nc);
+            if (isfinite(n1) && n1 <= (1 - 1e-4 * s) * n0) accepted = 1;
+            else if (isfinite(n1) && n0 < 1e3 * k->o.pos_tol && n1 <= n0) accepted = 1; /* roundoff floor */
+        }
+        if (!accepted) {
+            why = "no step along the Newton direction reduces ||Phi|| (a least-squares minimum that is not zero)";
+            break;
+        }
+        memcpy(z, k->zt, (size_t)k->nz * sizeof(double));
+    }
+    if (iters) *iters = it;
+    char list[MB_ERRLEN / 2];
+    violated(k, k->phi, k->o.pos_tol, list, sizeof list);
+    return mb_fail(err, errlen, MB_ERR_NEWTON,
+                   "model %s does not assemble at t = %.10g: after %d Newton iterations constraint equations %s "
+                   "stay violated (tolerance %g; %s)",
+                   mname(k->m), t, it, list, k->o.pos_tol, why);
+}
+
+/* b = -(v + Phi_z[:, ind] x_ind), solved for the dependent entries of x. */
+static int dependent_rhs(mb_kin *k, const double *v, double *x, char *err, size_t errlen) {
+    for (int i = 0; i < k->nc; ++i) k->b[i] = v ? -v[i] : 0;
+    for (int j = 0; j < k->dof; ++j) {
+        int c = k->ind[j];
+        const double *col = k->J + (size_t)c * k->nc;
+        for (int i = 0; i < k->nc; ++i) k->b[i] -= col[i] * x[c];
+    }
+    int rc = solve(k, 1, err, errlen);
+    if (rc) return rc;
+    for (int j = 0; j < k->rank; ++j) x[k->dep[j]] = k->b[j];
+    return MB_OK;
+}
+
+int mb_kin_velocity(mb_kin *k, double t, const double *z, double *zd, const double *p, char *err, size_t errlen) {
+    if (k->nc == 0 || k->rank == 0) return MB_OK;
+    if (k->rank < 0) return mb_fail(err, errlen, MB_ERR_ARG, "mb_kin_velocity: call mb_kin_factor first");
+    const double *phit = NULL;
+    if (k->m->constraints_dt) {
+        eval(k->m->constraints_dt, t, z, NULL, p, k->vec);
+        int rc = check_finite(k, k->vec, k->nc, 1, "Phi_t", t, err, errlen);
+        if (rc) return rc;
+        phit = k->vec;
+    }
+    return dependent_rhs(k, phit, zd, err, errlen);
+}
+
+int mb_kin_acceleration(mb_kin *k, double t, const double *z, const double *zd, double *zdd, const double *p,
+                        char *err, size_t errlen) {
+    if (k->nc == 0 || k->rank == 0) return MB_OK;
+    if (k->rank < 0) return mb_fail(err, errlen, MB_ERR_ARG, "mb_kin_acceleration: call mb_kin_factor first");
+    eval(k->m->constraint_bias, t, z, zd, p, k->vec);
+    int rc = check_finite(k, k->vec, k->nc, 1, "constraint bias", t, err, errlen);
+    if (rc) return rc;
+    return dependent_rhs(k, k->vec, zdd, err, errlen);
+}
+
+int mb_kin_R(mb_kin *k, double *R, char *err, size_t errlen) {
+    if (k->rank < 0) return mb_fail(err, errlen, MB_ERR_ARG, "mb_kin_R: call mb_kin_factor first");
+    int nz = k->nz, d = k->dof;
+    memset(R, 0, (size_t)nz * d * sizeof(double));
+    for (int c = 0; c < d; ++c) R[(size_t)c * nz + k->ind[c]] = 1;
+    if (k->rank == 0 || d == 0) return MB_OK;
+    for (int c = 0; c < d; ++c) {
+        const double *col = k->J + (size_t)k->ind[c] * k->nc;
+        for (int i = 0; i < k->nc; ++i) k->b[(size_t)c * k->nc + i] = -col[i];
+    }
+    int rc = solve(k, d, err, errlen);
+    if (rc) return rc;
+    for (int c = 0; c < d; ++c)
+        for (int j = 0; j < k->rank; ++j) R[(size_t)c * nz + k->dep[j]] = k->b[(size_t)c * k->nc + j];
+    return MB_OK;
+}
+
+int mb_kin_violation(mb_kin *k, double t, const double *z, const double *zd, const double *zdd, const double *p,
+                     double v[3], char *err, size_t errlen) {
+    v[0] = v[1] = v[2] = 0;
+    if (k->nc == 0) return MB_OK;
+    int nc = k->nc, rc;
+    eval(k->m->constraints, t, z, NULL, p, k->vec);
+    if ((rc = check_finite(k, k->vec, nc, 1, "Phi", t, err, errlen))) return rc;
+    v[0] = maxabs(k->vec, nc);
+    if (!zd) return MB_OK;
+    eval(k->m->constraints_dz, t, z, NULL, p, k->Jv);
+    if ((rc = check_finite(k, k->Jv, nc, k->nz, "Phi_z", t, err, errlen))) return rc;
+    for (int i = 0; i < nc; ++i) k->vec[i] = 0;
+    if (k->m->constraints_dt) eval(k->m->constraints_dt, t, z, NULL, p, k->vec);
+    for (int c = 0; c < k->nz; ++c)
+        for (int i = 0; i < nc; ++i) k->vec[i] += k->Jv[(size_t)c * nc + i] * zd[c];
+    v[1] = maxabs(k->vec, nc);
+    if (!zdd) return MB_OK;
+    eval(k->m->constraint_bias, t, z, zd, p, k->vec);
+    for (int c = 0; c < k->nz; ++c)
+        for (int i = 0; i < nc; ++i) k->vec[i] += k->Jv[(size_t)c * nc + i] * zdd[c];
+    v[2] = maxabs(k->vec, nc);
+    if (!isfinite(v[1]) || !isfinite(v[2]))
+        return mb_fail(err, errlen, MB_ERR_NAN, "model %s: constraint violation is not finite at t = %.10g",
+                       mname(k->m), t);
+    return MB_OK;
+}
+
+int mb_kin_prefer(mb_kin *k, const double *v) {
+    if (k->user || k->rank >= 0 || !v) return MB_OK;
+    if (!k->prefer && !(k->prefer = calloc((size_t)k->nz, sizeof(double)))) return MB_ERR_ALLOC;
+    /* Pivoting takes large columns first as dependent: shrink the preferred ones so they stay
+     * independent unless the constraints need them (a shrunk column still counts for the rank,
+     * whose tolerance is far below 1e-3). */
+    for (int c = 0; c < k->nz; ++c) k->prefer[c] = v[c] != 0 ? 1e-3 : 1;
+    return MB_OK;
+}
+
+int mb_kin_dof(const mb_kin *k) { return k->dof; }
+int mb_kin_rank(const mb_kin *k) { return k->rank; }
+const int *mb_kin_independent(const mb_kin *k) { return k->ind; }
+long mb_kin_reselections(const mb_kin *k) { return k->reselections; }
+const mb_kin_options *mb_kin_get_options(const mb_kin *k) { return &k->o; }

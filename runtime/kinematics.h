@@ -1,0 +1,77 @@
+/* kinematics.h: position, velocity and acceleration problems of a constrained model, and its independent coordinates. */
+#ifndef MB_KINEMATICS_H
+#define MB_KINEMATICS_H
+
+#include <stddef.h>
+
+#include "mb_model.h"
+#include "mb_status.h"
+
+/* The constraints Phi(t, z) = 0 (nc equations in nz coordinates) split z into
+ * d = nz - rank(Phi_z) independent coordinates z_i, held fixed, and the
+ * dependent rest z_d, solved for (seeds/000.md §1.4, form (a)):
+ *   position      Phi_z[:, d] dz_d = -Phi                         (Newton, damped)
+ *   velocity      Phi_z[:, d] zd_d = -(Phi_t + Phi_z[:, i] zd_i)
+ *   acceleration  Phi_z[:, d] zdd_d = -(bias + Phi_z[:, i] zdd_i)  (bias = dPhi_z/dt zd + dPhi_t/dt)
+ * The dependent block Phi_z[:, d] (nc x r) is factored by QR with column
+ * pivoting and solved in the least-squares sense, so redundant but compatible
+ * constraints (nc > r) need no special case. */
+
+typedef struct {
+    double pos_tol;       /* position problem converged when max|Phi| <= pos_tol (1e-12) */
+    int pos_max_iter;     /* Newton iterations per position problem (50) */
+    double rank_tol;      /* |R_kk| <= rank_tol |R_11| counts as rank deficient, in QR of Phi_z (1e-9) */
+    double reselect_tol;  /* re-choose the independent coordinates when the dependent block's
+                             |R_rr| / |R_11| falls below this (1e-2) */
+    int reselect;         /* 1: re-choose when ill-conditioned; 0: report MB_ERR_SINGULAR instead */
+} mb_kin_options;
+
+void mb_kin_options_default(mb_kin_options *o);
+
+typedef struct mb_kin mb_kin;
+
+/* Workspaces for model m (needs constraints and constraints_dz; nc may be 0).
+ * o NULL: defaults. The independent coordinates are m->independent when given,
+ * else chosen at the first mb_kin_factor. */
+mb_kin *mb_kin_create(const mb_model *m, const mb_kin_options *o, char *err, size_t errlen);
+void mb_kin_free(mb_kin *k);
+
+/* Evaluates Phi_z at (t, z), checks it is finite, chooses the independent
+ * coordinates if none are chosen yet (or the current choice is ill-conditioned
+ * and reselect is on) and factors the dependent block. The velocity,
+ * acceleration and R calls below use this factorization. MB_ERR_SINGULAR when
+ * the rank of Phi_z changed since the first choice (a singular configuration),
+ * or when the choice is ill-conditioned and reselect is off. */
+int mb_kin_factor(mb_kin *k, double t, const double *z, const double *p, char *err, size_t errlen);
+
+/* Solves Phi(t, z) = 0 for the dependent coordinates of z (in place) holding
+ * the independent ones; ends factored at the solution. MB_ERR_NEWTON when the
+ * mechanism does not assemble: the message names the equations that stay
+ * violated and by how much. iters (may be NULL) gets the Newton iterations. */
+int mb_kin_position(mb_kin *k, double t, double *z, const double *p, int *iters, char *err, size_t errlen);
+/* The dependent velocities of zd (in place) from the independent ones. */
+int mb_kin_velocity(mb_kin *k, double t, const double *z, double *zd, const double *p, char *err, size_t errlen);
+/* The dependent accelerations of zdd (in place) from the independent ones. */
+int mb_kin_acceleration(mb_kin *k, double t, const double *z, const double *zd, double *zdd, const double *p,
+                        char *err, size_t errlen);
+/* R (nz x dof, column-major): zd = R zd_i for scleronomic constraints; Phi_z R = 0, R[i, :] = I. */
+int mb_kin_R(mb_kin *k, double *R, char *err, size_t errlen);
+
+/* Constraint violation at position, velocity and acceleration level:
+ * v[0] = max|Phi|, v[1] = max|Phi_z zd + Phi_t|, v[2] = max|Phi_z zdd + bias|
+ * (zd or zdd NULL: that entry is 0). Does not change the factorization. */
+int mb_kin_violation(mb_kin *k, double t, const double *z, const double *zd, const double *zdd, const double *p,
+                     double v[3], char *err, size_t errlen);
+
+/* Before the first automatic choice: prefer as independent the coordinates
+ * where v[c] != 0 (the runtime passes the model's initial velocities, so the
+ * velocities the user gave are the ones held). No effect with a user choice. */
+int mb_kin_prefer(mb_kin *k, const double *v);
+
+int mb_kin_dof(const mb_kin *k);            /* -1 before the first mb_kin_factor */
+int mb_kin_rank(const mb_kin *k);
+const int *mb_kin_independent(const mb_kin *k);  /* dof indices, ascending */
+long mb_kin_reselections(const mb_kin *k);  /* changes of the choice after the first one */
+const mb_kin_options *mb_kin_get_options(const mb_kin *k);
+
+#endif
