@@ -38,6 +38,9 @@ static void usage(FILE *f, const char *prog) {
             "  --t-end T             simulated time (default from the model's simulate element)\n"
             "  --step H              fixed step of rk4 and trapezoidal\n"
             "  --integrator I        rk4 | dopri5 | trapezoidal\n"
+            "  --formulation F       tree | matrix_r | al3 (default: the model's, else tree for open trees,\n"
+            "                        matrix_r for closed loops; al3 always steps with the trapezoidal rule)\n"
+            "  --alpha A             al3: penalty (default automatic, 1e3 relative to M and h)\n"
             "  --tolerance TOL       dopri5 relative and absolute tolerance\n"
             "  --max-steps N         steps allowed per output interval\n"
             "  --newton-tol TOL      trapezoidal: Newton tolerance on the correction\n"
@@ -74,7 +77,7 @@ static int parse_num(const char *opt, const char *s, double *out) {
 }
 
 static int takes_value(const char *opt) {
-    static const char *const names[] = {"--t-end", "--step", "--integrator", "--tolerance", "--max-steps",
+    static const char *const names[] = {"--t-end", "--step", "--integrator", "--formulation", "--alpha", "--tolerance", "--max-steps",
                                         "--newton-tol", "--newton-max-iter", "--out", "--output-step", "--set"};
     for (size_t i = 0; i < sizeof names / sizeof *names; ++i)
         if (!strcmp(opt, names[i])) return 1;
@@ -124,6 +127,18 @@ static int parse_args(int argc, char **argv, run_args *a) {
                 fprintf(stderr, "mbrun: unknown integrator '%s' (choose rk4, dopri5 or trapezoidal)\n", val);
                 return 2;
             }
+        } else if (!strcmp(opt, "--formulation")) {
+            if (mb_formulation_parse(val, &a->o.formulation)) {
+                fprintf(stderr, "mbrun: unknown formulation '%s' (choose tree, matrix_r or al3)\n", val);
+                return 2;
+            }
+        } else if (!strcmp(opt, "--alpha")) {
+            if (parse_num(opt, val, &v)) return 2;
+            if (!(v > 0)) {
+                fprintf(stderr, "mbrun: --alpha must be positive (got %g)\n", v);
+                return 2;
+            }
+            a->o.al3.alpha = v;
         } else if (!strcmp(opt, "--tolerance")) {
             if (parse_num(opt, val, &v)) return 2;
             if (!(v > 0)) {
@@ -280,7 +295,7 @@ static int run(const run_args *a) {
                mb_integrator_name(o->integrator));
         if (o->integrator == MB_INTEGRATOR_DOPRI5) printf(" (rtol %g, atol %g)", o->rtol, o->atol);
         else printf(" (step %g)", o->step);
-        printf(", t = 0 .. %g s\n", a->t_end);
+        printf(", formulation %s, t = 0 .. %g s\n", mb_formulation_name(o->formulation), a->t_end);
         for (int k = 0; k < a->nset; ++k) printf("set %s\n", a->set_name[k]);
         printf("final state at t = %.10g:\n", mb_sim_t(s));
         for (int i = 0; i < m->nz; ++i)
@@ -292,6 +307,15 @@ static int run(const run_args *a) {
             printf("energy end   %.10g (kinetic %.10g, potential %.10g)\n", E1, T1, V1);
             printf("energy change %.3g (relative %.3g); non-conservative work is not tracked\n", E1 - E0,
                    (E1 - E0) / fmax(fabs(E0), 1e-300));
+        }
+        if (m->nc > 0) {
+            double v[3];
+            if (mb_sim_constraint_violation(s, v) == MB_OK)
+                printf("constraint violation at t = %.10g: position %.3g, velocity %.3g, acceleration %.3g "
+                       "(%d equations, %d degrees of freedom, %ld re-selections of the independent coordinates)\n",
+                       mb_sim_t(s), v[0], v[1], v[2], m->nc, mb_sim_dof(s), mb_sim_reselections(s));
+            else
+                printf("constraint violation: %s\n", mb_sim_errmsg(s));
         }
         printf("steps %ld, function evaluations %ld, rejected %ld, Newton iterations %ld, Jacobian evaluations %ld\n",
                st.steps, st.rhs_evals, st.rejected, st.newton_iters, st.jac_evals);
