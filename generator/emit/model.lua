@@ -1,12 +1,280 @@
 -- emit/model.lua: turns a tree into the generated C files of a model (NAME.c, NAME.h).
+local E = require "sym.expr"
+local C = require "sym.emit_c"
+local TF = require "dynamics.tree_functions"
+local CF = require "dynamics.constraint_functions"
+
 local M = {}
 
--- Returns files = { ["NAME.c"] = text, ["NAME.h"] = text } and stats = list of
--- { name =, rows =, cols =, nnz =, ops = { add =, mul =, div =, call = } } per generated function.
--- Placeholder until the dynamics formulation lands: no C yet.
-function M.generate(tree)
-  local _ = tree
-  return {}, {}
+M.VERSION = "mbgen 0.1"
+
+-- Every function slot of mb_model, in the struct's order (runtime/mb_model.h).
+local SLOTS = {
+  "mass", "forces", "inverse_dynamics",
+  "inverse_dynamics_dz", "inverse_dynamics_dzd", "inverse_dynamics_dp",
+  "forward_dynamics", "forward_dynamics_dz", "forward_dynamics_dzd", "forward_dynamics_dp",
+  "energy", "points", "points_dz",
+  "constraints", "constraints_dz", "constraints_dp", "constraints_dt",
+  "constraint_bias", "constraint_bias_dz", "constraint_bias_dzd", "constraint_bias_dp",
+  "constraints_dz_tw_dz",
+}
+local PATTERN_SLOTS = { "mass", "inverse_dynamics_dz", "inverse_dynamics_dzd", "inverse_dynamics_dp", "constraints_dz" }
+
+-- 64-bit FNV-1a of the model file, so a reader can tell which source a file came from.
+local function fnv1a(text)
+  local h = -3750763034362895579   -- 0xcbf29ce484222325
+  for i = 1, #text do
+    h = h ~ text:byte(i)
+    h = h * 1099511628211
+  end
+  return string.format("%016x", h)
+end
+
+local function c_string(s) return '"' .. s:gsub('[\\"]', '\\%0') .. '"' end
+
+local function c_number(x)
+  local s = string.format("%.17g", x)
+  if not s:find("[%.eEn]") then s = s .. ".0" end
+  return s
+end
+
+local function names_array(lines, cname, list)
+  if #list == 0 then return "0" end
+  local items = {}
+  for i, s in ipairs(list) do items[i] = "    " .. c_string(s) end
+  lines[#lines + 1] = string.format("static const char *const %s[%d] = {\n%s\n};", cname, #list,
+    table.concat(items, ",\n"))
+  return cname
+end
+
+local function numbers_array(lines, cname, list, ctype)
+  if #list == 0 then return "0" end
+  local items = {}
+  for i, v in ipairs(list) do items[i] = ctype == "int" and tostring(v) or c_number(v) end
+  lines[#lines + 1] = string.format("static const %s %s[%d] = { %s };", ctype or "double", cname, #list,
+    table.concat(items, ", "))
+  return cname
+end
+
+-- Structural non-zeros of a column-major expression list, in compressed-column form.
+local function pattern(f)
+  local colptr, rowind = { 0 }, {}
+  for j = 1, f.cols do
+    for i = 1, f.rows do
+      if not E.is_zero(f.exprs[(j - 1) * f.rows + i]) then rowind[#rowind + 1] = i - 1 end
+    end
+    colptr[#colptr + 1] = #rowind
+  end
+  return colptr, rowind
+end
+
+-- Dense Cholesky solve emitted once per file for the forward-dynamics derivatives: the solve is
+-- O(n³) work that unrolling would only bloat, so it stays a loop.
+local SOLVE = [[
+/* Solves M X = B in place for n x m column-major B by Cholesky; M (n x n) is overwritten. */
+static void %s_solve_spd(int n, mb_real *M, mb_real *B, int m)
+{
+    for (int j = 0; j < n; ++j) {
+        mb_real d = M[j + j * n];
+        for (int k = 0; k < j; ++k) d -= M[j + k * n] * M[j + k * n];
+        d = MB_SQRT(d);
+        M[j + j * n] = d;
+        for (int i = j + 1; i < n; ++i) {
+            mb_real s = M[i + j * n];
+            for (int k = 0; k < j; ++k) s -= M[i + k * n] * M[j + k * n];
+            M[i + j * n] = s / d;
+        }
+    }
+    for (int c = 0; c < m; ++c) {
+        mb_real *x = B + c * n;
+        for (int i = 0; i < n; ++i) {
+            mb_real s = x[i];
+            for (int k = 0; k < i; ++k) s -= M[i + k * n] * x[k];
+            x[i] = s / M[i + i * n];
+        }
+        for (int i = n - 1; i >= 0; --i) {
+            mb_real s = x[i];
+            for (int k = i + 1; k < n; ++k) s -= M[k + i * n] * x[k];
+            x[i] = s / M[i + i * n];
+        }
+    }
+}
+]]
+
+local function emit_solve_function(name, f, n)
+  local rhs = name .. "_rhs"
+  local body = C.emit_function { name = rhs, exprs = f.exprs, comment = "M and -dr/dy at zdd = forward dynamics" }
+  body = body:gsub("\nvoid " .. rhs .. "%(", "\nstatic void " .. rhs .. "(", 1)
+  body = body:gsub("^void " .. rhs .. "%(", "static void " .. rhs .. "(", 1)
+  local model = name:match("^(.-)_forward_dynamics")
+  return body .. string.format([[
+
+void %s(const mb_args *a, mb_real *out)
+{
+    mb_real w[%d];
+    %s(a, w);
+    %s_solve_spd(%d, w, w + %d, %d);
+    for (int i = 0; i < %d; ++i) out[i] = w[%d + i];
+}
+]], name, #f.exprs, rhs, model, n, n * n, f.cols, n * f.cols, n * n)
+end
+
+-- Returns files = { ["NAME.c"] = text, ["NAME.h"] = text } and per-function stats.
+function M.generate(tree, source_text)
+  if not source_text and tree.file then
+    local fh = io.open(tree.file, "rb")
+    if fh then source_text = fh:read("a"); fh:close() end
+  end
+  local name = tree.name
+  local n = #tree.bodies
+  local built = TF.build(tree)
+  local fns, byname = built.functions, {}
+  for _, f in ipairs(CF.build(tree, built)) do fns[#fns + 1] = f end
+  for _, f in ipairs(built.functions) do byname[f.name] = f end
+
+  local stats, bodies_c = {}, {}
+  local needs_solve = false
+  for _, f in ipairs(fns) do
+    local cname = name .. "_" .. f.name
+    local text, ops
+    if f.solve then
+      needs_solve = true
+      text = emit_solve_function(cname, f, n)
+      ops = C.count(f.exprs)
+    else
+      text = C.emit_function { name = cname, exprs = f.exprs, comment = f.name }
+      ops = C.count(f.exprs)
+    end
+    bodies_c[#bodies_c + 1] = text
+    local nnz = 0
+    if not f.solve then
+      for _, e in ipairs(f.exprs) do if not E.is_zero(e) then nnz = nnz + 1 end end
+    else
+      nnz = f.rows * f.cols
+    end
+    stats[#stats + 1] = { name = cname, rows = f.rows, cols = f.cols, nnz = nnz, ops = ops }
+  end
+
+  -- Header.
+  local H = {}
+  local guard = "MBGEN_" .. name:upper() .. "_H"
+  H[#H + 1] = string.format("/* %s.h: generated by %s from %s; do not edit. */", name, M.VERSION, tree.file)
+  H[#H + 1] = "#ifndef " .. guard
+  H[#H + 1] = "#define " .. guard
+  H[#H + 1] = ""
+  H[#H + 1] = '#include "mb_model.h"'
+  H[#H + 1] = ""
+  local npt = #(tree.points or {})
+  for _, d in ipairs {
+    { "NZ", n }, { "NC", M.constraint_count(tree) }, { "NP", #(tree.design or {}) },
+    { "NU", #(tree.inputs or {}) }, { "NB", n }, { "NPT", npt },
+  } do
+    H[#H + 1] = string.format("#define %s_%s %d", name, d[1], d[2])
+  end
+  H[#H + 1] = ""
+  H[#H + 1] = string.format("extern const mb_model %s_model;", name)
+  H[#H + 1] = ""
+  for _, f in ipairs(fns) do
+    H[#H + 1] = string.format("void %s_%s(const mb_args *a, mb_real *out);", name, f.name)
+  end
+  H[#H + 1] = ""
+  H[#H + 1] = "#endif"
+  H[#H + 1] = ""
+
+  -- Source.
+  local L = {}
+  local total = { add = 0, mul = 0, div = 0, call = 0 }
+  for _, s in ipairs(stats) do
+    for k in pairs(total) do total[k] = total[k] + (s.ops[k] or 0) end
+  end
+  L[#L + 1] = string.format("/* %s.c: generated by %s from %s (fnv1a %s); do not edit.", name, M.VERSION,
+    tree.file, fnv1a(source_text or ""))
+  L[#L + 1] = string.format(" * %d coordinates; all functions: %d additions, %d multiplications, %d divisions, %d calls. */",
+    n, total.add, total.mul, total.div, total.call)
+  L[#L + 1] = string.format('#include "%s.h"', name)
+  L[#L + 1] = ""
+  if needs_solve then L[#L + 1] = string.format(SOLVE, name) end
+  for _, text in ipairs(bodies_c) do L[#L + 1] = text end
+
+  -- Model table.
+  local T = {}
+  local znames, bnames, pnames, unames, ptnames = {}, {}, {}, {}, {}
+  for k, c in ipairs(tree.coords) do znames[k] = c.name end
+  for k, b in ipairs(tree.bodies) do bnames[k] = b.name end
+  for i, pn in ipairs(tree.design or {}) do pnames[i] = pn end
+  for i, inp in ipairs(tree.inputs or {}) do unames[i] = inp.name end
+  for i, pt in ipairs(tree.points or {}) do ptnames[i] = pt.name end
+  local pdef = {}
+  for _, prm in ipairs(tree.parameters or {}) do
+    if prm.kind == "design" then pdef[prm.index + 1] = prm.value end
+  end
+  local z0, zd0 = {}, {}
+  for k = 1, n do
+    z0[k] = (tree.initial or {})[k] or 0
+    zd0[k] = (tree.initial_velocity or {})[k] or 0
+  end
+  local indep = {}
+  for i, k in ipairs(tree.independent or {}) do indep[i] = k - 1 end
+
+  local refs = {
+    z_names = names_array(T, name .. "_z_names", znames),
+    p_names = names_array(T, name .. "_p_names", pnames),
+    u_names = names_array(T, name .. "_u_names", unames),
+    body_names = names_array(T, name .. "_body_names", bnames),
+    point_names = names_array(T, name .. "_point_names", ptnames),
+    p_default = numbers_array(T, name .. "_p_default", pdef),
+    z0 = numbers_array(T, name .. "_z0", z0),
+    zd0 = numbers_array(T, name .. "_zd0", zd0),
+    independent = numbers_array(T, name .. "_independent", indep, "int"),
+  }
+  local patterns = {}
+  for _, slot in ipairs(PATTERN_SLOTS) do
+    local f = byname[slot]
+    if f then
+      local colptr, rowind = pattern(f)
+      local base = name .. "_" .. slot .. "_pattern"
+      local cp = numbers_array(T, base .. "_colptr", colptr, "int")
+      local ri = #rowind > 0 and numbers_array(T, base .. "_rowind", rowind, "int") or "0"
+      T[#T + 1] = string.format("static const mb_pattern %s = { %d, %d, %s, %s };", base, f.rows, f.cols, cp, ri)
+      patterns[slot] = "&" .. base
+    end
+  end
+
+  local sim = tree.simulate or {}
+  T[#T + 1] = ""
+  T[#T + 1] = string.format("const mb_model %s_model = {", name)
+  T[#T + 1] = string.format("    .name = %s,", c_string(name))
+  T[#T + 1] = string.format("    .nz = %d, .nc = %d, .np = %d, .nu = %d, .nb = %d, .npt = %d,", n,
+    M.constraint_count(tree), #pnames, #unames, n, #ptnames)
+  for _, key in ipairs { "z_names", "p_names", "u_names", "body_names", "point_names", "p_default", "z0", "zd0", "independent" } do
+    T[#T + 1] = string.format("    .%s = %s,", key, refs[key])
+  end
+  T[#T + 1] = string.format("    .n_independent = %d,", #indep)
+  T[#T + 1] = string.format("    .simulate = { %s, %s, %s, %s, %s },",
+    c_number(sim.t_end or 1), c_number(sim.step or 1e-3), c_number(sim.tolerance or 1e-6),
+    c_string(sim.integrator or "rk4"), c_string(sim.formulation or "tree"))
+  for _, slot in ipairs(SLOTS) do
+    if byname[slot] then T[#T + 1] = string.format("    .%s = %s_%s,", slot, name, slot) end
+  end
+  for _, slot in ipairs(PATTERN_SLOTS) do
+    if patterns[slot] then T[#T + 1] = string.format("    .%s_pattern = %s,", slot, patterns[slot]) end
+  end
+  T[#T + 1] = "};"
+  L[#L + 1] = table.concat(T, "\n")
+  L[#L + 1] = ""
+
+  local files = {
+    [name .. ".c"] = table.concat(L, "\n"),
+    [name .. ".h"] = table.concat(H, "\n"),
+  }
+  return files, stats
+end
+
+-- Constraint equations of the loops, rods and drives (their C comes with the closed-loop formulation).
+function M.constraint_count(tree)
+  local nc = 0
+  for _, c in ipairs(tree.constraints or {}) do nc = nc + (c.equations or 0) end
+  return nc
 end
 
 return M

@@ -4,6 +4,7 @@
  * The complex build evaluates the analytic derivatives (real parts), the complex-step reference
  * (imaginary parts with h = 1e-30) and central differences, all on seeded random states.
  * Output: one line per function with the worst errors, relative to the matrix max-norm. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,0 +1,152 @@
+-- dynamics/tree_functions.lua: the expressions of every open-tree function of INTERFACES.md §3 for one tree.
+local E = require "sym.expr"
+local V = require "sym.vec"
+local Dsym = require "sym.diff"
+local S = require "dynamics.spatial"
+local K = require "dynamics.kinematics"
+local R = require "dynamics.rnea"
+local RD = require "dynamics.rnea_derivatives"
+local AP = require "dynamics.applied"
+local ABA = require "dynamics.aba"
+
+local T = {}
+
+-- Column-major flattening of a 1-based rows x cols table.
+local function flat(Mt, rows, cols)
+  local out = {}
+  for j = 1, cols do
+    for i = 1, rows do out[#out + 1] = Mt[i][j] end
+  end
+  return out
+end
+T.flat = flat
+
+local function lift_all(list)
+  local out = {}
+  for i, v in ipairs(list) do out[i] = E.lift(v) end
+  return out
+end
+
+local function jac_table(exprs, syms)
+  if #syms == 0 then return nil end
+  return Dsym.jacobian(lift_all(exprs), syms)
+end
+
+local function sub_tables(A, B, n, m)
+  local C = {}
+  for i = 1, n do
+    C[i] = {}
+    for j = 1, m do C[i][j] = B and (A[i][j] - B[i][j]) or A[i][j] end
+  end
+  return C
+end
+
+-- The residual and its analytic z / zd Jacobians at accelerations zdd (symbols, or the ABA result).
+local function residual_with_jacobians(tree, kin, IC, anc, syms, zdd, Qapp, dQz, dQzd)
+  local n = #tree.bodies
+  local st = R.forward(tree, kin, syms.zd, zdd)
+  local F, rr = R.backward(tree, kin, st)
+  local r = {}
+  for k = 1, n do r[k] = rr[k] - Qapp[k] end
+  local dz, dzd = RD.jacobians(tree, kin, st, F, IC, anc)
+  return r, sub_tables(dz, dQz, n, n), sub_tables(dzd, dQzd, n, n)
+end
+
+-- Builds { list of { name, rows, cols, exprs } } plus helpers for the forward-dynamics derivatives.
+function T.build(tree)
+  local n = #tree.bodies
+  local syms = K.symbols(tree)
+  local psyms = {}
+  for i, name in ipairs(tree.design or {}) do psyms[i] = E.symbol("p", i - 1, name) end
+  local kin = K.bodies(tree, syms.z)
+  local anc = K.ancestors(tree)
+  local IC = R.composite_inertias(tree, kin)
+
+  local st0 = R.forward(tree, kin, syms.zd, nil)
+  local ap = AP.build(tree, kin, st0, syms)
+  local Qapp = AP.generalized(tree, kin, ap)
+  local dQz, dQzd = jac_table(Qapp, syms.z), jac_table(Qapp, syms.zd)
+  for k = 1, n do Qapp[k] = E.lift(Qapp[k]) end
+
+  local fns = {}
+  local function add(name, rows, cols, exprs, extra)
+    local f = { name = name, rows = rows, cols = cols, exprs = lift_all(exprs) }
+    for key, v in pairs(extra or {}) do f[key] = v end
+    fns[#fns + 1] = f
+    return f
+  end
+
+  local M = R.mass(tree, kin, IC, anc)
+  add("mass", n, n, flat(M, n, n), { matrix = true })
+
+  local F0, r0 = R.backward(tree, kin, st0)
+  local _ = F0
+  local Q = {}
+  for k = 1, n do Q[k] = Qapp[k] - r0[k] end
+  add("forces", n, 1, Q)
+
+  local r, dz, dzd = residual_with_jacobians(tree, kin, IC, anc, syms, syms.zdd, Qapp, dQz, dQzd)
+  add("inverse_dynamics", n, 1, r)
+  add("inverse_dynamics_dz", n, n, flat(dz, n, n), { matrix = true })
+  add("inverse_dynamics_dzd", n, n, flat(dzd, n, n), { matrix = true })
+  local dp = jac_table(r, psyms)
+  if dp then add("inverse_dynamics_dp", n, #psyms, flat(dp, n, #psyms), { matrix = true }) end
+
+  local Tk, Vg = R.energy(tree, kin, st0)
+  add("energy", 2, 1, { Tk, Vg + ap.potential })
+
+  local pts, pts_dz = {}, {}
+  for _, pt in ipairs(tree.points or {}) do
+    local x = K.point(kin, pt.body, pt.at)
+    local rows = {}
+    for c = 1, 3 do pts[#pts + 1] = x[c]; rows[c] = {} end
+    for j = 1, n do
+      local dx = { 0, 0, 0 }
+      if pt.body ~= 0 and anc[pt.body][j] then                -- ∂x/∂z_j = b_jᵛ + b_jʷ × x
+        dx = V.add(S.lin(kin[j].b), V.cross(S.ang(kin[j].b), x))
+      end
+      for c = 1, 3 do rows[c][j] = dx[c] end
+    end
+    for c = 1, 3 do pts_dz[#pts_dz + 1] = rows[c] end
+  end
+  if #pts > 0 then
+    add("points", #pts, 1, pts)
+    add("points_dz", #pts, n, flat(pts_dz, #pts, n), { matrix = true })
+  end
+
+  -- Forward dynamics and its derivatives: zdd = ABA; ∂zdd/∂y = -M⁻¹ ∂r/∂y at zdd = ABA (§10).
+  local zdd_fd = ABA.forward_dynamics(tree, kin, syms.zd, ap)
+  add("forward_dynamics", n, 1, zdd_fd)
+  local _, dzf, dzdf = residual_with_jacobians(tree, kin, IC, anc, syms, zdd_fd, Qapp, dQz, dQzd)
+  local Mflat = flat(M, n, n)
+  local function solve_rhs(D, cols)
+    local e = {}
+    for _, v in ipairs(Mflat) do e[#e + 1] = v end
+    for _, v in ipairs(flat(D, n, cols)) do e[#e + 1] = -v end
+    return e
+  end
+  add("forward_dynamics_dz", n, n, solve_rhs(dzf, n), { solve = true, matrix = true })
+  add("forward_dynamics_dzd", n, n, solve_rhs(dzdf, n), { solve = true, matrix = true })
+  -- ∂r/∂p holds zdd fixed, so not the Jacobian of r(zdd_fd): r = M zdd - Q is linear in zdd,
+  -- ∂r/∂p = (∂M/∂p) zdd - ∂Q/∂p, evaluated at zdd = zdd_fd.
+  local dpf
+  if #psyms > 0 then
+    local dM, dQ = jac_table(Mflat, psyms), jac_table(Q, psyms)
+    dpf = {}
+    for i = 1, n do
+      dpf[i] = {}
+      for j = 1, #psyms do
+        local v = -dQ[i][j]
+        for k = 1, n do v = v + dM[(k - 1) * n + i][j] * zdd_fd[k] end
+        dpf[i][j] = v
+      end
+    end
+  end
+  if dpf then add("forward_dynamics_dp", n, #psyms, solve_rhs(dpf, #psyms), { solve = true, matrix = true }) end
+
+  -- The pieces other function builders (constraints, objectives) reuse: one DAG, one kinematics.
+  return { functions = fns, symbols = syms, psyms = psyms, kin = kin, state = st0, anc = anc, mass = M,
+           applied = ap }
+end
+
+return T

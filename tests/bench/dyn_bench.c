@@ -1,0 +1,83 @@
+/* dyn_bench.c: ns per call of one generated model's functions against the textbook oracle and central differences.
+ * Built by tests/bench/dyn_chain.sh per model with -DMODEL_HEADER, -DREF_HEADER and -DMODEL; prints one
+ * "key value" line per measurement. Times are medians of repeated batches, all in this process. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include MODEL_HEADER
+#include "ref_tree.h"
+#include REF_HEADER
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+static volatile double sink;
+
+static int cmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Median over 15 batches of the ns per call of body; a batch lasts at least ~2 ms. */
+#define TIME(result, body) do {                                             \
+        double ts_[15]; long reps_ = 1;                                     \
+        for (;;) { double t0_ = now(); for (long r_ = 0; r_ < reps_; ++r_) { body; } \
+                   if (now() - t0_ > 2e6) break; reps_ *= 2; }              \
+        for (int b_ = 0; b_ < 15; ++b_) { double t0_ = now();               \
+            for (long r_ = 0; r_ < reps_; ++r_) { body; }                   \
+            ts_[b_] = (now() - t0_) / reps_; }                              \
+        qsort(ts_, 15, sizeof ts_[0], cmp); result = ts_[7]; } while (0)
+
+int main(void)
+{
+    const mb_model *m = &MODEL;
+    const struct ref_tree *t = &ref_model;
+    int n = m->nz;
+    double *z = calloc(n, sizeof *z), *zd = calloc(n, sizeof *zd), *zdd = calloc(n, sizeof *zdd);
+    double *out = calloc((size_t)n * n * 2 + 2 * n, sizeof *out), *tau = calloc(n, sizeof *tau);
+    double *zp = calloc(n, sizeof *zp), *rp = calloc(n, sizeof *rp), *rm = calloc(n, sizeof *rm);
+    struct ref_rng g;
+    ref_rng_seed(&g, 7);
+    for (int i = 0; i < n; ++i) {
+        z[i] = ref_rng_uniform(&g, -1, 1); zd[i] = ref_rng_uniform(&g, -1, 1); zdd[i] = ref_rng_uniform(&g, -1, 1);
+    }
+    mb_args a = { 0.0, z, zd, zdd, NULL, m->p_default, NULL };
+    double t_mass, t_id, t_fd, t_jac, r_mass, r_id, r_fd, t_cd;
+    TIME(t_mass, m->mass(&a, out); sink = out[0]);
+    TIME(r_mass, ref_mass_matrix(t, z, out); sink = out[0]);
+    TIME(t_id, m->inverse_dynamics(&a, out); sink = out[0]);
+    TIME(r_id, ref_inverse_dynamics(t, z, zd, zdd, out); sink = out[0]);
+    TIME(t_fd, m->forward_dynamics(&a, out); sink = out[0]);
+    TIME(r_fd, ref_forward_dynamics(t, z, zd, tau, out); sink = out[0]);
+    TIME(t_jac, m->inverse_dynamics_dz(&a, out); m->inverse_dynamics_dzd(&a, out + (size_t)n * n); sink = out[0]);
+    /* central differences of the generated residual: 2 calls per column, 2n columns */
+    TIME(t_cd, {
+        mb_args b = a;
+        for (int i = 0; i < n; ++i) zp[i] = z[i];
+        for (int arr = 0; arr < 2; ++arr) {
+            const double *base = arr ? zd : z;
+            for (int i = 0; i < n; ++i) zp[i] = base[i];
+            if (arr) b.zd = zp; else b.z = zp;
+            for (int j = 0; j < n; ++j) {
+                double h = 1e-6 * (1 + fabs(base[j]));
+                zp[j] = base[j] + h; m->inverse_dynamics(&b, rp);
+                zp[j] = base[j] - h; m->inverse_dynamics(&b, rm);
+                zp[j] = base[j];
+                for (int i = 0; i < n; ++i) out[i + (size_t)j * n] = (rp[i] - rm[i]) / (2 * h);
+            }
+            b.z = z; b.zd = zd;
+        }
+        sink = out[0];
+    });
+    printf("n %d\nmass_ns %.1f\nref_mass_ns %.1f\nid_ns %.1f\nref_id_ns %.1f\nfd_ns %.1f\nref_fd_ns %.1f\n",
+           n, t_mass, r_mass, t_id, r_id, t_fd, r_fd);
+    printf("jac_ns %.1f\ncd_jac_ns %.1f\n", t_jac, t_cd);
+    free(z); free(zd); free(zdd); free(out); free(tau); free(zp); free(rp); free(rm);
+    return 0;
+}

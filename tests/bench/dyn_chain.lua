@@ -1,0 +1,61 @@
+-- dyn_chain.lua: `make bench` for the open-tree functions: models/chain.lua for N = 2..64, generated code
+-- against the textbook oracle and central differences, as same-run ratios, with operation counts.
+local root = arg[0]:match("^(.-)tests/bench/[^/]*$") or "./"
+arg[0] = root .. "tests/dyn_chain_bench.t"   -- harness derives the root from a tests/ path
+local H = dofile(root .. "tests/lib/harness.lua")
+local RX = require "ref_export"
+
+local sizes = {}
+for s in (os.getenv("BENCH_N") or "2 4 8 16 24 32 48 64"):gmatch("%d+") do sizes[#sizes + 1] = tonumber(s) end
+local tmp = root .. "build/bench/dyn_chain"
+H.mkdir(tmp)
+H.mkdir(root .. "tests/bench/results")
+
+local function ops_total(o) return (o.add or 0) + (o.mul or 0) + (o.div or 0) end
+
+local rows = {}
+for _, n in ipairs(sizes) do
+  local name = "chain" .. n
+  local t0 = os.clock()
+  local tree = H.tree(root .. "models/chain.lua", { N = n })
+  tree.name = name
+  local dir = tmp .. "/" .. name
+  local stats = H.generate(tree, dir)
+  local gen_s = os.clock() - t0
+  H.write(dir .. "/" .. name .. "_ref.h", RX.export(tree, { p = {} }, "ref_model"))
+  local ops = {}
+  for _, s in ipairs(stats) do ops[s.name:gsub("^" .. name .. "_", "")] = ops_total(s.ops) end
+  local cc0 = H.now()
+  local ok, out = H.sh(string.format(
+    "gcc -std=c99 -O2 -I'%s' -I'%sruntime' -I'%stests/c' -DMODEL_HEADER='\"%s.h\"' -DREF_HEADER='\"%s_ref.h\"' " ..
+    "-DMODEL=%s_model '%stests/bench/dyn_bench.c' '%s/%s.c' -lm -o '%s/bench'",
+    dir, root, root, name, name, name, root, dir, name, dir))
+  local cc1 = H.now()
+  if not ok then io.stderr:write(out); os.exit(1) end
+  local _, res = H.sh("'" .. dir .. "/bench'")
+  local r = H.keyvals(res)
+  local csize = #(H.read(dir .. "/" .. name .. ".c") or "")
+  rows[#rows + 1] = {
+    n = n, gen = gen_s, cc = cc1 - cc0, kb = csize / 1024, r = r, ops = ops,
+    per_entry = ((ops.inverse_dynamics_dz or 0) + (ops.inverse_dynamics_dzd or 0) - (ops.inverse_dynamics or 0)) / (2 * n * n),
+  }
+  io.stderr:write(string.format("chain N=%d done\n", n))
+end
+
+local L = {}
+L[#L + 1] = "| N | mass ns (ratio textbook/mbgen) | inverse dynamics ns (ratio) | forward dynamics ns (ratio) | dr/dz + dr/dzd ns | central differences ns (ratio CD/mbgen) | ops: ID / dz / dzd | ops per Jacobian entry | generate s | gcc -O2 s | C size KiB |"
+L[#L + 1] = "|---|---|---|---|---|---|---|---|---|---|---|"
+for _, x in ipairs(rows) do
+  local r = x.r
+  L[#L + 1] = string.format("| %d | %.0f (%.2f) | %.0f (%.2f) | %.0f (%.2f) | %.0f | %.0f (%.1f) | %d / %d / %d | %.1f | %.2f | %.1f | %.0f |",
+    x.n, r.mass_ns, r.ref_mass_ns / r.mass_ns, r.id_ns, r.ref_id_ns / r.id_ns, r.fd_ns, r.ref_fd_ns / r.fd_ns,
+    r.jac_ns, r.cd_jac_ns, r.cd_jac_ns / r.jac_ns, x.ops.inverse_dynamics or 0, x.ops.inverse_dynamics_dz or 0,
+    x.ops.inverse_dynamics_dzd or 0, x.per_entry, x.gen, x.cc, x.kb)
+end
+local _, cpu = H.sh("grep -m1 'model name' /proc/cpuinfo | cut -d: -f2")
+local text = "# Open-tree functions of models/chain.lua\n\nMachine:" .. cpu ..
+  "Ratios > 1 mean mbgen is faster; all from one run of `make bench`. Textbook = tests/c/ref_tree.h " ..
+  "(Featherstone RNEA/CRBA/ABA in body frames). Ops per Jacobian entry = (ops(dz) + ops(dzd) - ops(ID)) / 2N².\n\n" ..
+  table.concat(L, "\n") .. "\n"
+H.write(root .. "tests/bench/results/dyn_chain.md", text)
+io.write(text)

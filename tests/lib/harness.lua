@@ -1,0 +1,63 @@
+-- harness.lua: shared plumbing of the end-to-end tests: paths, loading and generating models, compiling C.
+local H = {}
+
+H.root = (arg and arg[0] and arg[0]:match("^(.-)tests/[^/]*$")) or "./"
+if H.root == "" then H.root = "./" end
+package.path = H.root .. "tests/?.lua;" .. H.root .. "tests/lib/?.lua;" .. H.root .. "generator/?.lua;" .. package.path
+
+-- -O0: these builds check values, and gcc at -O1 spends minutes on the unrolled Jacobians of a 24-chain.
+H.CFLAGS = "-std=c99 -O0 -Wall -Wextra -Werror"
+
+function H.sh(cmd)
+  local p = io.popen(cmd .. " 2>&1")
+  local out = p:read("a")
+  local ok, _, code = p:close()
+  return ok, out, code
+end
+
+-- Wall-clock seconds (os.clock is CPU time of this process only, blind to a compiler it runs).
+function H.now()
+  local _, out = H.sh("date +%s.%N")
+  return tonumber(out)
+end
+
+function H.mkdir(dir) H.sh("mkdir -p '" .. dir .. "'") end
+
+function H.write(path, text)
+  local f = assert(io.open(path, "wb"))
+  f:write(text)
+  f:close()
+end
+
+function H.read(path)
+  local f = io.open(path, "rb")
+  if not f then return nil end
+  local s = f:read("a")
+  f:close()
+  return s
+end
+
+-- Loads a model file and builds its tree in-process (overrides like --set).
+function H.tree(path, overrides)
+  local load = require "model.load"
+  local topology = require "model.topology"
+  return topology.build(load.load(path, overrides or {}))
+end
+
+-- Generates NAME.c / NAME.h for a tree into dir; returns the stats of emit.model.
+function H.generate(tree, dir)
+  local emit = require "emit.model"
+  H.mkdir(dir)
+  local files, stats = emit.generate(tree)
+  for fname, text in pairs(files) do H.write(dir .. "/" .. fname, text) end
+  return stats
+end
+
+-- Parses "key value" lines into a table of numbers.
+function H.keyvals(text)
+  local t = {}
+  for k, v in text:gmatch("([%w_]+) ([^\n]+)") do t[k] = tonumber(v) or v end
+  return t
+end
+
+return H
