@@ -1,0 +1,54 @@
+#!/usr/bin/env lua5.4
+-- dyn_reference.t: generated M, r, Q, energies and forward dynamics against the textbook oracle (tests/c/ref_tree.h)
+-- on seeded random spatial trees and on models/chain.lua.
+local H = dofile((arg[0]:match("^(.-)tests/[^/]*$") or "./") .. "tests/lib/harness.lua")
+local tap = require "tap"
+local RM = require "random_model"
+local RX = require "ref_export"
+
+local tmp = H.root .. "build/tmp/dyn_reference"
+H.mkdir(tmp)
+
+local function check(label, tree)
+  local dir = tmp .. "/" .. tree.name
+  H.generate(tree, dir)
+  H.write(dir .. "/" .. tree.name .. "_ref.h", RX.export(tree, { p = {} }, "ref_model"))
+  local exe = dir .. "/compare"
+  local ok, out = H.sh(string.format(
+    "gcc %s -I'%s' -I'%sruntime' -I'%stests/c' -DMODEL_HEADER='\"%s.h\"' -DREF_HEADER='\"%s_ref.h\"' " ..
+    "-DMODEL=%s_model '%stests/lib/dyn_compare.c' '%s/%s.c' -lm -o '%s'",
+    H.CFLAGS, dir, H.root, H.root, tree.name, tree.name, tree.name, H.root, dir, tree.name, exe))
+  if not tap.ok(ok, label .. ": generated code compiles with -Werror") then tap.diag(out); return end
+  local ok2, res = H.sh("'" .. exe .. "'")
+  tap.ok(ok2, label .. ": comparison runs")
+  local r = H.keyvals(res)
+  tap.ok((r.mass or 1) <= 1e-12, string.format("%s: M equals the oracle's CRBA (%.1e)", label, r.mass or -1))
+  tap.is(r.symmetric, 0, label .. ": M is exactly symmetric")
+  tap.is(r.not_pd, 0, label .. ": M is positive definite")
+  tap.ok((r.inverse_dynamics or 1) <= 1e-12,
+    string.format("%s: r = M zdd - Q equals the oracle's RNEA (%.1e)", label, r.inverse_dynamics or -1))
+  tap.ok((r.forces or 1) <= 1e-12, string.format("%s: Q equals the oracle's (%.1e)", label, r.forces or -1))
+  tap.ok((r.kinetic_vs_M or 1) <= 1e-12, string.format("%s: T = 1/2 zd' M zd (%.1e)", label, r.kinetic_vs_M or -1))
+  tap.ok((r.kinetic_vs_ref or 1) <= 1e-12 and (r.potential_vs_ref or 1) <= 1e-12,
+    string.format("%s: energies equal the oracle's (%.1e, %.1e)", label, r.kinetic_vs_ref or -1, r.potential_vs_ref or -1))
+  tap.ok((r.forward_dynamics or 1) <= 1e-12,
+    string.format("%s: articulated-body forward dynamics equals M^-1 Q (%.1e)", label, r.forward_dynamics or -1))
+  tap.ok((r.residual_at_fd or 1) <= 1e-12,
+    string.format("%s: r(zdd = forward dynamics) = 0 (%.1e)", label, r.residual_at_fd or -1))
+end
+
+for _, case in ipairs { { 6, 11 }, { 9, 23 }, { 13, 5 }, { 17, 77 } } do
+  local n, seed = case[1], case[2]
+  local name = string.format("rtree%d_%d", n, seed)
+  local path = tmp .. "/" .. name .. ".lua"
+  H.write(path, RM.source(name, n, seed))
+  check(string.format("random tree n=%d seed=%d", n, seed), H.tree(path))
+end
+
+for _, n in ipairs { 2, 3, 5, 8, 13, 24 } do
+  local tree = H.tree(H.root .. "models/chain.lua", { N = n })
+  tree.name = "chain" .. n
+  check(string.format("models/chain.lua N=%d", n), tree)
+end
+
+tap.done_testing()

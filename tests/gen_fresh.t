@@ -1,0 +1,20 @@
+#!/usr/bin/env lua5.4
+-- gen_fresh.t: generated/ equals a fresh regeneration of every model (run twice: output is deterministic).
+local H = dofile((arg[0]:match("^(.-)tests/[^/]*$") or "./") .. "tests/lib/harness.lua")
+local tap = require "tap"
+
+local _, list = H.sh("ls " .. H.root .. "models/*.lua")
+for path in list:gmatch("[^\n]+") do
+  local name = path:match("([^/]+)%.lua$")
+  for pass = 1, 2 do
+    local dir = H.root .. "build/tmp/fresh" .. pass
+    local ok, out = H.sh(string.format("lua5.4 %sgenerator/mbgen generate %s -o %s", H.root, path, dir))
+    if not tap.ok(ok, string.format("models/%s.lua generates (pass %d)", name, pass)) then tap.diag(out) end
+    for _, ext in ipairs { ".c", ".h", ".md" } do
+      local fresh, committed = H.read(dir .. "/" .. name .. ext), H.read(H.root .. "generated/" .. name .. ext)
+      tap.ok(fresh ~= nil and fresh == committed,
+        string.format("generated/%s%s equals a fresh regeneration (pass %d)", name, ext, pass))
+    end
+  end
+end
+tap.done_testing()
