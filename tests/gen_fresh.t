@@ -3,15 +3,16 @@
 local H = dofile((arg[0]:match("^(.-)tests/[^/]*$") or "./") .. "tests/lib/harness.lua")
 local tap = require "tap"
 
-local _, list = H.sh("ls " .. H.root .. "models/*.lua")
+-- The same command as `make generate`, from the top folder: the model path is written into the files.
+local _, list = H.sh("cd " .. H.root .. " && ls models/*.lua")
 for path in list:gmatch("[^\n]+") do
   local name = path:match("([^/]+)%.lua$")
   for pass = 1, 2 do
-    local dir = H.root .. "build/tmp/fresh" .. pass
-    local ok, out = H.sh(string.format("lua5.4 %sgenerator/mbgen generate %s -o %s", H.root, path, dir))
+    local dir = "build/tmp/fresh" .. pass
+    local ok, out = H.sh(string.format("cd %s && lua5.4 generator/mbgen generate %s -o %s", H.root, path, dir))
     if not tap.ok(ok, string.format("models/%s.lua generates (pass %d)", name, pass)) then tap.diag(out) end
     for _, ext in ipairs { ".c", ".h", ".md" } do
-      local fresh, committed = H.read(dir .. "/" .. name .. ext), H.read(H.root .. "generated/" .. name .. ext)
+      local fresh, committed = H.read(H.root .. dir .. "/" .. name .. ext), H.read(H.root .. "generated/" .. name .. ext)
       tap.ok(fresh ~= nil and fresh == committed,
         string.format("generated/%s%s equals a fresh regeneration (pass %d)", name, ext, pass))
     end
