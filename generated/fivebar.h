@@ -26,5 +26,14 @@ void fivebar_forward_dynamics(const mb_args *a, mb_real *out);
 void fivebar_forward_dynamics_dz(const mb_args *a, mb_real *out);
 void fivebar_forward_dynamics_dzd(const mb_args *a, mb_real *out);
 void fivebar_forward_dynamics_dp(const mb_args *a, mb_real *out);
+void fivebar_constraints(const mb_args *a, mb_real *out);
+void fivebar_constraints_dz(const mb_args *a, mb_real *out);
+void fivebar_constraints_dp(const mb_args *a, mb_real *out);
+void fivebar_constraints_dt(const mb_args *a, mb_real *out);
+void fivebar_constraint_bias(const mb_args *a, mb_real *out);
+void fivebar_constraint_bias_dz(const mb_args *a, mb_real *out);
+void fivebar_constraint_bias_dzd(const mb_args *a, mb_real *out);
+void fivebar_constraint_bias_dp(const mb_args *a, mb_real *out);
+void fivebar_constraints_dz_tw_dz(const mb_args *a, mb_real *out);
 
 #endif

@@ -24,5 +24,12 @@ void fourbar_planar_points_dz(const mb_args *a, mb_real *out);
 void fourbar_planar_forward_dynamics(const mb_args *a, mb_real *out);
 void fourbar_planar_forward_dynamics_dz(const mb_args *a, mb_real *out);
 void fourbar_planar_forward_dynamics_dzd(const mb_args *a, mb_real *out);
+void fourbar_planar_constraints(const mb_args *a, mb_real *out);
+void fourbar_planar_constraints_dz(const mb_args *a, mb_real *out);
+void fourbar_planar_constraints_dt(const mb_args *a, mb_real *out);
+void fourbar_planar_constraint_bias(const mb_args *a, mb_real *out);
+void fourbar_planar_constraint_bias_dz(const mb_args *a, mb_real *out);
+void fourbar_planar_constraint_bias_dzd(const mb_args *a, mb_real *out);
+void fourbar_planar_constraints_dz_tw_dz(const mb_args *a, mb_real *out);
 
 #endif

@@ -24,5 +24,12 @@ void quick_return_points_dz(const mb_args *a, mb_real *out);
 void quick_return_forward_dynamics(const mb_args *a, mb_real *out);
 void quick_return_forward_dynamics_dz(const mb_args *a, mb_real *out);
 void quick_return_forward_dynamics_dzd(const mb_args *a, mb_real *out);
+void quick_return_constraints(const mb_args *a, mb_real *out);
+void quick_return_constraints_dz(const mb_args *a, mb_real *out);
+void quick_return_constraints_dt(const mb_args *a, mb_real *out);
+void quick_return_constraint_bias(const mb_args *a, mb_real *out);
+void quick_return_constraint_bias_dz(const mb_args *a, mb_real *out);
+void quick_return_constraint_bias_dzd(const mb_args *a, mb_real *out);
+void quick_return_constraints_dz_tw_dz(const mb_args *a, mb_real *out);
 
 #endif

@@ -295,7 +295,8 @@ static int run(const run_args *a) {
                mb_integrator_name(o->integrator));
         if (o->integrator == MB_INTEGRATOR_DOPRI5) printf(" (rtol %g, atol %g)", o->rtol, o->atol);
         else printf(" (step %g)", o->step);
-        printf(", formulation %s, t = 0 .. %g s\n", mb_formulation_name(o->formulation), a->t_end);
+        printf(", t = 0 .. %g s\n", a->t_end);
+        if (o->formulation != MB_FORMULATION_TREE) printf("formulation %s\n", mb_formulation_name(o->formulation));
         for (int k = 0; k < a->nset; ++k) printf("set %s\n", a->set_name[k]);
         printf("final state at t = %.10g:\n", mb_sim_t(s));
         for (int i = 0; i < m->nz; ++i)
