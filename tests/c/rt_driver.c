@@ -48,7 +48,7 @@ int main(int argc, char **argv) {
 
     /* Defaults from the model (rk4, h = 1e-3, t_end 5): the digest table at t = 5. */
     is_int(drive(""), 0, "default run exits 0");
-    ok(strstr(out, "model double_pendulum: 2 coordinates, integrator rk4 (step 0.001), formulation tree, t = 0 .. 5 s") != NULL,
+    ok(strstr(out, "model double_pendulum: 2 coordinates, integrator rk4 (step 0.001), t = 0 .. 5 s") != NULL,
        "summary names model, integrator and span");
     is_double(after("shoulder             z ="), 0.26939296, 0, 1e-6, "final shoulder angle = table value at t = 5");
     is_double(after("elbow                z ="), 0.25560588, 0, 1e-6, "final elbow angle = table value at t = 5");
