@@ -50,7 +50,7 @@ $(RUNTIME_LIB): $(RUNTIME_OBJ)
 	@[ -n "$(RUNTIME_OBJ)" ] || ar rcs $@
 
 # A C test may #include "generated/NAME.c" directly; rebuild when any of it changes.
-$(BUILD)/tests/%.t: tests/c/%.c tests/tap.h $(RUNTIME_LIB) $(wildcard generated/*.c generated/*.h tests/c/*.h)
+$(BUILD)/tests/%.t: tests/c/%.c tests/tap.h $(RUNTIME_LIB) $(wildcard generated/*.c generated/*.h tests/c/*.h runtime/driver/*.c)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -I. -Iruntime -Itests -Igenerated $< -o $@ $(RUNTIME_LIB) $(LDLIBS)
 
