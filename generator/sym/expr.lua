@@ -12,9 +12,21 @@ local intern = setmetatable({}, { __mode = "v" })
 local serial = 0
 
 -- Sums and products flatten only up to this many operands: flattening s = s + x in a loop would otherwise
--- copy O(n^2) operands. Past the cap the nested node stays as one operand; the first operand always
+-- copy O(n^2) operands. Past the cap the nested node stays as one operand; the first factor always
 -- flattens, so neg(c*x) -> (-c)*x cannot bounce back to a neg.
 local FLATTEN_CAP = 16
+
+-- A nested sum is flattened only when its operands are all leaves. Flattening a sum of computed terms
+-- copies its additions into every sum that uses it while the nested node is still emitted for its other
+-- uses: the recursion F_k = f_k + F_child would then cost O(depth) additions per body instead of one
+-- (measured on chain N = 24: 18,948 instead of 11,564 operations for the inverse dynamics).
+local function leaf_sum(x)
+  local xa = x.args
+  for j = 1, #xa do
+    if xa[j].args then return false end
+  end
+  return true
+end
 
 local ARRAYS = { t = 1, z = 2, zd = 3, zdd = 4, u = 5, p = 6, w = 7 }
 
@@ -142,7 +154,7 @@ local function add_list(list)
     local x = lift(list[i])
     if x.op == "const" then
       c = c + x.value
-    elseif x.op == "add" and (#terms == 0 or #terms + #x.args <= FLATTEN_CAP) then
+    elseif x.op == "add" and #terms + #x.args <= FLATTEN_CAP and leaf_sum(x) then
       local xa = x.args
       for j = 1, #xa do
         local y = xa[j]
