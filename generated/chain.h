@@ -18,6 +18,7 @@ void chain_forces(const mb_args *a, mb_real *out);
 void chain_inverse_dynamics(const mb_args *a, mb_real *out);
 void chain_inverse_dynamics_dz(const mb_args *a, mb_real *out);
 void chain_inverse_dynamics_dzd(const mb_args *a, mb_real *out);
+void chain_inverse_dynamics_tangent(const mb_args *a, mb_real *out);
 void chain_energy(const mb_args *a, mb_real *out);
 void chain_points(const mb_args *a, mb_real *out);
 void chain_points_dz(const mb_args *a, mb_real *out);

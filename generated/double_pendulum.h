@@ -18,6 +18,7 @@ void double_pendulum_forces(const mb_args *a, mb_real *out);
 void double_pendulum_inverse_dynamics(const mb_args *a, mb_real *out);
 void double_pendulum_inverse_dynamics_dz(const mb_args *a, mb_real *out);
 void double_pendulum_inverse_dynamics_dzd(const mb_args *a, mb_real *out);
+void double_pendulum_inverse_dynamics_tangent(const mb_args *a, mb_real *out);
 void double_pendulum_inverse_dynamics_dp(const mb_args *a, mb_real *out);
 void double_pendulum_energy(const mb_args *a, mb_real *out);
 void double_pendulum_points(const mb_args *a, mb_real *out);

@@ -18,6 +18,7 @@ void fourbar_planar_forces(const mb_args *a, mb_real *out);
 void fourbar_planar_inverse_dynamics(const mb_args *a, mb_real *out);
 void fourbar_planar_inverse_dynamics_dz(const mb_args *a, mb_real *out);
 void fourbar_planar_inverse_dynamics_dzd(const mb_args *a, mb_real *out);
+void fourbar_planar_inverse_dynamics_tangent(const mb_args *a, mb_real *out);
 void fourbar_planar_energy(const mb_args *a, mb_real *out);
 void fourbar_planar_points(const mb_args *a, mb_real *out);
 void fourbar_planar_points_dz(const mb_args *a, mb_real *out);

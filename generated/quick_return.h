@@ -18,6 +18,7 @@ void quick_return_forces(const mb_args *a, mb_real *out);
 void quick_return_inverse_dynamics(const mb_args *a, mb_real *out);
 void quick_return_inverse_dynamics_dz(const mb_args *a, mb_real *out);
 void quick_return_inverse_dynamics_dzd(const mb_args *a, mb_real *out);
+void quick_return_inverse_dynamics_tangent(const mb_args *a, mb_real *out);
 void quick_return_energy(const mb_args *a, mb_real *out);
 void quick_return_points(const mb_args *a, mb_real *out);
 void quick_return_points_dz(const mb_args *a, mb_real *out);

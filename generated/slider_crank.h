@@ -18,6 +18,7 @@ void slider_crank_forces(const mb_args *a, mb_real *out);
 void slider_crank_inverse_dynamics(const mb_args *a, mb_real *out);
 void slider_crank_inverse_dynamics_dz(const mb_args *a, mb_real *out);
 void slider_crank_inverse_dynamics_dzd(const mb_args *a, mb_real *out);
+void slider_crank_inverse_dynamics_tangent(const mb_args *a, mb_real *out);
 void slider_crank_energy(const mb_args *a, mb_real *out);
 void slider_crank_points(const mb_args *a, mb_real *out);
 void slider_crank_points_dz(const mb_args *a, mb_real *out);

@@ -144,6 +144,12 @@ int mb_tree_tangent(mb_tree *tr, double t, const double *z, const double *zd, co
     mb_args a = args(t, z, zd, zdd, u, p);
     size_t nn = (size_t)tr->nz * tr->nz;
     int rc;
+    if (m->inverse_dynamics_tangent) {   /* fused: one pass, about half the work of the three matrices */
+        const double c[3] = { cz, cv, ca };
+        a.w = c;
+        m->inverse_dynamics_tangent(&a, T);
+        return check_mat(tr, T, "inverse_dynamics_tangent", t, err, errlen);
+    }
     m->mass(&a, T);
     if ((rc = check_mat(tr, T, "mass matrix M", t, err, errlen))) return rc;
     for (size_t k = 0; k < nn; ++k) T[k] *= ca;

@@ -94,6 +94,8 @@ typedef struct mb_model {
     /* Open tree (NULL where a function does not apply). */
     mb_fn *mass, *forces, *inverse_dynamics;
     mb_fn *inverse_dynamics_dz, *inverse_dynamics_dzd, *inverse_dynamics_dp;
+    /* w[0..2] = (c_z, c_v, c_a): c_z dr/dz + c_v dr/dzd + c_a M, one pass (trapezoidal: h^2/4, h/2, 1). */
+    mb_fn *inverse_dynamics_tangent;
     mb_fn *forward_dynamics, *forward_dynamics_dz, *forward_dynamics_dzd, *forward_dynamics_dp;
     mb_fn *energy, *points, *points_dz;
 
@@ -105,7 +107,7 @@ typedef struct mb_model {
     /* Sparsity patterns of the matrix outputs (NULL: dense). */
     const mb_pattern *mass_pattern;
     const mb_pattern *inverse_dynamics_dz_pattern, *inverse_dynamics_dzd_pattern;
-    const mb_pattern *inverse_dynamics_dp_pattern;
+    const mb_pattern *inverse_dynamics_dp_pattern, *inverse_dynamics_tangent_pattern;
     const mb_pattern *constraints_dz_pattern;
 } mb_model;
 

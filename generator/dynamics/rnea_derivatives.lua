@@ -37,9 +37,9 @@ local function bapply(P, Dm, x)
   return S.join(V.scale(2, V.cross(x, P)), V.matvec(Dm, x))
 end
 
--- Returns dz, dzd as 1-based n x n tables (literal 0 on unrelated branches), given the kinematics,
--- the forward state st of R.forward (with the actual zdd), the composite wrenches F and inertias IC.
-function D.jacobians(tree, kin, st, F, IC, anc)
+-- The per-joint vectors of §5 (F7, F8, B2, V1–V4), given the kinematics, the forward state st of R.forward
+-- (with the actual zdd), the composite wrenches F and inertias IC.
+local function sweeps(tree, kin, st, F, IC)
   local n = #tree.bodies
   local ch = R.children(tree)
   local bdd, Dm, PC, DC = {}, {}, {}, {}
@@ -64,8 +64,21 @@ function D.jacobians(tree, kin, st, F, IC, anc)
                      bapply(PC[k], DC[k], bdw))
     eta[k] = S.add(bapply(PC[k], DC[k], bw), S.inertia_apply(IC[k], bd2[k]))       -- V4
   end
-  local dz, dzd = {}, {}
-  for i = 1, n do dz[i], dzd[i] = {}, {} ; for j = 1, n do dz[i][j], dzd[i][j] = 0, 0 end end
+  return { bdd = bdd, bd2 = bd2, alpha = alpha, beta = beta, gamma = gamma, eta = eta }
+end
+
+local function zeros(n)
+  local A = {}
+  for i = 1, n do A[i] = {} ; for j = 1, n do A[i][j] = 0 end end
+  return A
+end
+
+-- Returns dz, dzd as 1-based n x n tables (literal 0 on unrelated branches).
+function D.jacobians(tree, kin, st, F, IC, anc)
+  local n = #tree.bodies
+  local w = sweeps(tree, kin, st, F, IC)
+  local bdd, bd2, alpha, beta, gamma, eta = w.bdd, w.bd2, w.alpha, w.beta, w.gamma, w.eta
+  local dz, dzd = zeros(n), zeros(n)
   for j = 1, n do
     for i = 1, n do
       if anc[j][i] then                                   -- (E1) i ⪯ j
@@ -79,6 +92,28 @@ function D.jacobians(tree, kin, st, F, IC, anc)
     end
   end
   return dz, dzd
+end
+
+-- The fused Newton tangent c_z ∂r/∂z + c_v ∂r/∂ż + c_a M of §8 at the cost of one Jacobian: per joint
+-- θ = c_z γ + c_v η + c_a α (entries i ⪯ j), κ = c_z b̈ + c_v 2ḃ + c_a b and χ = c_z ḃʷ + c_v bʷ (j ≺ i).
+function D.tangent(tree, kin, st, F, IC, anc, cz, cv, ca)
+  local n = #tree.bodies
+  local w = sweeps(tree, kin, st, F, IC)
+  local T = zeros(n)
+  for j = 1, n do
+    local b, bd = kin[j].b, st[j].bd
+    local theta = S.add(S.add(S.scale(cz, w.gamma[j]), S.scale(cv, w.eta[j])), S.scale(ca, w.alpha[j]))
+    local kappa = S.add(S.add(S.scale(cz, w.bdd[j]), S.scale(cv, w.bd2[j])), S.scale(ca, b))
+    local chi = V.add(V.scale(cz, S.ang(bd)), V.scale(cv, S.ang(b)))
+    for i = 1, n do
+      if anc[j][i] then                                   -- i ⪯ j
+        T[i][j] = S.dot(kin[i].b, theta)
+      elseif anc[i][j] then                               -- j ≺ i
+        T[i][j] = S.dot(w.alpha[i], kappa) + V.dot(w.beta[i], chi)
+      end
+    end
+  end
+  return T
 end
 
 return D

@@ -49,7 +49,21 @@ local function residual_with_jacobians(tree, kin, IC, anc, syms, zdd, Qapp, dQz,
   local r = {}
   for k = 1, n do r[k] = rr[k] - Qapp[k] end
   local dz, dzd = RD.jacobians(tree, kin, st, F, IC, anc)
-  return r, sub_tables(dz, dQz, n, n), sub_tables(dzd, dQzd, n, n)
+  return r, sub_tables(dz, dQz, n, n), sub_tables(dzd, dQzd, n, n), st, F
+end
+
+-- c_z ∂r/∂z + c_v ∂r/∂ż + c_a M with (c_z, c_v, c_a) = a->w[0..2] at run time (trapezoidal: h²/4, h/2, 1).
+local function tangent(tree, kin, IC, anc, st, F, dQz, dQzd)
+  local n = #tree.bodies
+  local cz, cv, ca = E.symbol("w", 0, "c_z"), E.symbol("w", 1, "c_v"), E.symbol("w", 2, "c_a")
+  local Tn = RD.tangent(tree, kin, st, F, IC, anc, cz, cv, ca)
+  for i = 1, n do
+    for j = 1, n do
+      if dQz then Tn[i][j] = Tn[i][j] - cz * dQz[i][j] end
+      if dQzd then Tn[i][j] = Tn[i][j] - cv * dQzd[i][j] end
+    end
+  end
+  return Tn
 end
 
 -- Builds { list of { name, rows, cols, exprs } } plus helpers for the forward-dynamics derivatives.
@@ -85,10 +99,11 @@ function T.build(tree)
   for k = 1, n do Q[k] = Qapp[k] - r0[k] end
   add("forces", n, 1, Q)
 
-  local r, dz, dzd = residual_with_jacobians(tree, kin, IC, anc, syms, syms.zdd, Qapp, dQz, dQzd)
+  local r, dz, dzd, st, F = residual_with_jacobians(tree, kin, IC, anc, syms, syms.zdd, Qapp, dQz, dQzd)
   add("inverse_dynamics", n, 1, r)
   add("inverse_dynamics_dz", n, n, flat(dz, n, n), { matrix = true })
   add("inverse_dynamics_dzd", n, n, flat(dzd, n, n), { matrix = true })
+  add("inverse_dynamics_tangent", n, n, flat(tangent(tree, kin, IC, anc, st, F, dQz, dQzd), n, n), { matrix = true })
   local dp = jac_table(r, psyms)
   if dp then add("inverse_dynamics_dp", n, #psyms, flat(dp, n, #psyms), { matrix = true }) end
 

@@ -11,14 +11,15 @@ M.VERSION = "mbgen 0.1"
 -- Every function slot of mb_model, in the struct's order (runtime/mb_model.h).
 local SLOTS = {
   "mass", "forces", "inverse_dynamics",
-  "inverse_dynamics_dz", "inverse_dynamics_dzd", "inverse_dynamics_dp",
+  "inverse_dynamics_dz", "inverse_dynamics_dzd", "inverse_dynamics_dp", "inverse_dynamics_tangent",
   "forward_dynamics", "forward_dynamics_dz", "forward_dynamics_dzd", "forward_dynamics_dp",
   "energy", "points", "points_dz",
   "constraints", "constraints_dz", "constraints_dp", "constraints_dt",
   "constraint_bias", "constraint_bias_dz", "constraint_bias_dzd", "constraint_bias_dp",
   "constraints_dz_tw_dz",
 }
-local PATTERN_SLOTS = { "mass", "inverse_dynamics_dz", "inverse_dynamics_dzd", "inverse_dynamics_dp", "constraints_dz" }
+local PATTERN_SLOTS = { "mass", "inverse_dynamics_dz", "inverse_dynamics_dzd", "inverse_dynamics_dp",
+  "inverse_dynamics_tangent", "constraints_dz" }
 
 -- 64-bit FNV-1a of the model file, so a reader can tell which source a file came from.
 local function fnv1a(text)

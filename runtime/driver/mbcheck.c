@@ -16,7 +16,9 @@
 
 extern const mb_model MB_MODEL;
 
-enum { ARR_Z, ARR_ZD, ARR_ZDD, ARR_P, ARR_T };
+/* ARR_TANGENT: column j moves z_j, zd_j and zdd_j together by (c_z, c_v, c_a) = w[0..2], so the complex
+ * step of the residual along it is column j of the fused tangent. */
+enum { ARR_Z, ARR_ZD, ARR_ZDD, ARR_P, ARR_T, ARR_TANGENT };
 
 typedef struct {
     const char *name;      /* derivative function */
@@ -98,6 +100,7 @@ int main(int argc, char **argv)
     ITEM("inverse_dynamics_dz", inverse_dynamics, inverse_dynamics_dz, nz, ARR_Z, nz);
     ITEM("inverse_dynamics_dzd", inverse_dynamics, inverse_dynamics_dzd, nz, ARR_ZD, nz);
     ITEM("inverse_dynamics_dp", inverse_dynamics, inverse_dynamics_dp, nz, ARR_P, np);
+    ITEM("inverse_dynamics_tangent", inverse_dynamics, inverse_dynamics_tangent, nz, ARR_TANGENT, nz);
     ITEM("forward_dynamics_dz", forward_dynamics, forward_dynamics_dz, nz, ARR_Z, nz);
     ITEM("forward_dynamics_dzd", forward_dynamics, forward_dynamics_dzd, nz, ARR_ZD, nz);
     ITEM("forward_dynamics_dp", forward_dynamics, forward_dynamics_dp, nz, ARR_P, np);
@@ -116,7 +119,7 @@ int main(int argc, char **argv)
     state s;
     mb_real *q = buf;
     s.z = q; q += nz + 1; s.zd = q; q += nz + 1; s.zdd = q; q += nz + 1;
-    s.u = q; q += nu + 1; s.p = q; q += np + 1; s.w = q; q += nc + 1;
+    s.u = q; q += nu + 1; s.p = q; q += np + 1; s.w = q; q += nc + 3;
     mb_real *J = q; q += big;
     mb_real *f0 = q; q += big;
     mb_real *fp = q; q += big;
@@ -132,7 +135,7 @@ int main(int argc, char **argv)
         }
         for (int i = 0; i < nu; ++i) s.u[i] = rnd();
         for (int i = 0; i < np; ++i) s.p[i] = (m->p_default ? m->p_default[i] : 1.0) * (1.0 + 0.2 * rnd());
-        for (int i = 0; i < nc; ++i) s.w[i] = rnd();
+        for (int i = 0; i < nc + 3; ++i) s.w[i] = rnd();
         if (m->mass) {
             mb_args a;
             to_args(&s, &a);
@@ -147,16 +150,27 @@ int main(int argc, char **argv)
             c->deriv(&a, J);
             double jmax = 0, ecs = 0, ecd = 0;
             for (int j = 0; j < c->cols; ++j) {
-                mb_real *x = array_of(&s, c->arr) + (c->arr == ARR_T ? 0 : j);
-                mb_real x0 = *x;
+                mb_real *x[3], x0[3];
+                double dir[3] = { 1, 0, 0 };
+                int nx = 1;
+                if (c->arr == ARR_TANGENT) {
+                    x[0] = s.z + j; x[1] = s.zd + j; x[2] = s.zdd + j;
+                    for (int k = 0; k < 3; ++k) dir[k] = creal(s.w[k]);
+                    nx = 3;
+                } else {
+                    x[0] = array_of(&s, c->arr) + (c->arr == ARR_T ? 0 : j);
+                }
+                for (int k = 0; k < nx; ++k) x0[k] = *x[k];
                 double h = 1e-30;
-                *x = x0 + h * I;
+                for (int k = 0; k < nx; ++k) *x[k] = x0[k] + dir[k] * h * I;
                 to_args(&s, &a);
                 c->base(&a, f0);
-                double hd = 1e-6 * (1.0 + fabs(creal(x0)));
-                *x = x0 + hd; to_args(&s, &a); c->base(&a, fp);
-                *x = x0 - hd; to_args(&s, &a); c->base(&a, fm);
-                *x = x0;
+                double hd = 1e-6 * (1.0 + fabs(creal(x0[0])));
+                for (int k = 0; k < nx; ++k) *x[k] = x0[k] + dir[k] * hd;
+                to_args(&s, &a); c->base(&a, fp);
+                for (int k = 0; k < nx; ++k) *x[k] = x0[k] - dir[k] * hd;
+                to_args(&s, &a); c->base(&a, fm);
+                for (int k = 0; k < nx; ++k) *x[k] = x0[k];
                 for (int i = 0; i < c->rows; ++i) {
                     double an = creal(J[i + (size_t)j * c->rows]);
                     double cs = cimag(f0[i]) / h;
