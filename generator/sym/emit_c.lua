@@ -235,10 +235,10 @@ local function schedule(roots, sparse)
   end
 
   local function define(n)
-    local f, ua = build(n)
+    local f, ua, _, c = build(n)
     is_temp[n] = true
     done[n] = true
-    stmts[#stmts + 1] = { node = n, frags = f, uses_a = ua }
+    stmts[#stmts + 1] = { node = n, frags = f, uses_a = ua, cost = c }
   end
 
   local seen = {}
@@ -259,7 +259,7 @@ local function schedule(roots, sparse)
           local f, ua, prec, c = build(n)
           if op ~= "neg" and c > INLINE_MAX then
             is_temp[n] = true
-            stmts[#stmts + 1] = { node = n, frags = f, uses_a = ua }
+            stmts[#stmts + 1] = { node = n, frags = f, uses_a = ua, cost = c }
           else
             inl[n], inl_prec[n], inl_cost[n], inl_a[n] = f, prec, c, ua
           end
@@ -270,7 +270,7 @@ local function schedule(roots, sparse)
     if not (sparse and r == E.zero) then
       local f = {}
       local ua = ref(r, 0, f)
-      stmts[#stmts + 1] = { out = i - 1, frags = f, uses_a = ua }
+      stmts[#stmts + 1] = { out = i - 1, frags = f, uses_a = ua, cost = cost(r) }
     end
   end
   return stmts
@@ -279,23 +279,35 @@ end
 local function sanitize(s) return (tostring(s):gsub("%*/", "* /")) end
 
 -- opts: name, exprs (flat list, column-major for matrices), sparse (write only the structural non-zeros),
--- comment, max_statements (default 4000: past it the body is split into static helpers run in order,
--- values that cross helpers living in an mb_real tmp[] array on the caller's stack).
+-- comment, max_statements (default 4000) and max_operations (default 2000): past either, the body is split
+-- into static helpers run in order, values that cross helpers living in an mb_real tmp[] array on the
+-- caller's stack).
 function C.emit_function(opts)
   local name = assert(opts.name, "sym.emit_c: name is required")
   local roots = lifted(assert(opts.exprs, "sym.emit_c: exprs is required"))
   local sparse = opts.sparse and true or false
   local max = opts.max_statements or 4000
+  local max_ops = opts.max_operations or 2000
   local stmts = schedule(roots, sparse)
 
-  local nparts = math.max(1, math.ceil(#stmts / max))
+  -- Parts close at max statements or max_ops operations, whichever comes first: gcc's time per operation
+  -- grows with the size of a function (design/FACTS.md), so the operation budget sets the compile time.
+  local nparts, in_part, ops_in_part = 1, 0, 0
+  for s = 1, #stmts do
+    local st = stmts[s]
+    local c = st.cost or 1
+    if in_part > 0 and (in_part + 1 > max or ops_in_part + c > max_ops) then
+      nparts, in_part, ops_in_part = nparts + 1, 0, 0
+    end
+    st.part = nparts
+    in_part, ops_in_part = in_part + 1, ops_in_part + c
+  end
   local split = nparts > 1
   local part_of = {} -- node -> part where it is defined
   local cross = {}   -- node -> tmp index
   local ncross = 0
   for s = 1, #stmts do
     local st = stmts[s]
-    st.part = split and (s - 1) // max + 1 or 1
     for _, x in ipairs(st.frags) do
       if type(x) == "table" and part_of[x] ~= st.part and not cross[x] then
         cross[x] = ncross
