@@ -48,7 +48,10 @@ int main(void)
         z[i] = ref_rng_uniform(&g, -1, 1); zd[i] = ref_rng_uniform(&g, -1, 1); zdd[i] = ref_rng_uniform(&g, -1, 1);
     }
     mb_args a = { 0.0, z, zd, zdd, NULL, m->p_default, NULL };
-    double t_mass, t_id, t_fd, t_jac, r_mass, r_id, r_fd, t_cd;
+    double t_mass, t_id, t_fd, t_jac, t_tan, r_mass, r_id, r_fd, t_cd;
+    const double c[3] = { 0.25e-6, 0.5e-3, 1.0 };   /* trapezoidal, h = 1 ms */
+    mb_args at = a;
+    at.w = c;
     TIME(t_mass, m->mass(&a, out); sink = out[0]);
     TIME(r_mass, ref_mass_matrix(t, z, out); sink = out[0]);
     TIME(t_id, m->inverse_dynamics(&a, out); sink = out[0]);
@@ -56,6 +59,7 @@ int main(void)
     TIME(t_fd, m->forward_dynamics(&a, out); sink = out[0]);
     TIME(r_fd, ref_forward_dynamics(t, z, zd, tau, out); sink = out[0]);
     TIME(t_jac, m->inverse_dynamics_dz(&a, out); m->inverse_dynamics_dzd(&a, out + (size_t)n * n); sink = out[0]);
+    TIME(t_tan, m->inverse_dynamics_tangent(&at, out); sink = out[0]);
     /* central differences of the generated residual: 2 calls per column, 2n columns */
     TIME(t_cd, {
         mb_args b = a;
@@ -77,7 +81,7 @@ int main(void)
     });
     printf("n %d\nmass_ns %.1f\nref_mass_ns %.1f\nid_ns %.1f\nref_id_ns %.1f\nfd_ns %.1f\nref_fd_ns %.1f\n",
            n, t_mass, r_mass, t_id, r_id, t_fd, r_fd);
-    printf("jac_ns %.1f\ncd_jac_ns %.1f\n", t_jac, t_cd);
+    printf("jac_ns %.1f\ncd_jac_ns %.1f\ntangent_ns %.1f\n", t_jac, t_cd, t_tan);
     free(z); free(zd); free(zdd); free(out); free(tau); free(zp); free(rp); free(rm);
     return 0;
 }

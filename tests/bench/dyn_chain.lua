@@ -4,6 +4,26 @@ local root = arg[0]:match("^(.-)tests/bench/[^/]*$") or "./"
 arg[0] = root .. "tests/dyn_chain_bench.t"   -- harness derives the root from a tests/ path
 local H = dofile(root .. "tests/lib/harness.lua")
 local RX = require "ref_export"
+local C = require "sym.emit_c"
+local TF = require "dynamics.tree_functions"
+
+-- The functions the benchmark times; the rest of a model would only lengthen the compile.
+local FUNCTIONS = { "mass", "inverse_dynamics", "inverse_dynamics_dz", "inverse_dynamics_dzd",
+  "inverse_dynamics_tangent", "forward_dynamics" }
+
+-- Operations of r and both Jacobians computed together (shared kinematics counted once): the measure of
+-- DERIVATIVES.md §7, per entry = (ops(r, dr/dz, dr/dzd) - ops(r)) / 2N².
+local function fused_ops(tree)
+  local by = {}
+  for _, f in ipairs(TF.build(tree).functions) do by[f.name] = f.exprs end
+  local function ops(lists)
+    local u = {}
+    for _, l in ipairs(lists) do for _, e in ipairs(l) do u[#u + 1] = e end end
+    local c = C.count(u)
+    return c.add + c.mul + c.div
+  end
+  return ops { by.inverse_dynamics, by.inverse_dynamics_dz, by.inverse_dynamics_dzd }
+end
 
 local sizes = {}
 for s in (os.getenv("BENCH_N") or "2 4 8 16 24 32 48 64"):gmatch("%d+") do sizes[#sizes + 1] = tonumber(s) end
@@ -20,8 +40,9 @@ for _, n in ipairs(sizes) do
   local tree = H.tree(root .. "models/chain.lua", { N = n })
   tree.name = name
   local dir = tmp .. "/" .. name
-  local stats = H.generate(tree, dir)
+  local stats = H.generate(tree, dir, { functions = FUNCTIONS })
   local gen_s = os.clock() - t0
+  local fused = fused_ops(tree)
   H.write(dir .. "/" .. name .. "_ref.h", RX.export(tree, { p = {} }, "ref_model"))
   local ops = {}
   for _, s in ipairs(stats) do ops[s.name:gsub("^" .. name .. "_", "")] = ops_total(s.ops) end
@@ -36,26 +57,29 @@ for _, n in ipairs(sizes) do
   local r = H.keyvals(res)
   local csize = #(H.read(dir .. "/" .. name .. ".c") or "")
   rows[#rows + 1] = {
-    n = n, gen = gen_s, cc = cc1 - cc0, kb = csize / 1024, r = r, ops = ops,
-    per_entry = ((ops.inverse_dynamics_dz or 0) + (ops.inverse_dynamics_dzd or 0) - (ops.inverse_dynamics or 0)) / (2 * n * n),
+    n = n, gen = gen_s, cc = cc1 - cc0, kb = csize / 1024, r = r, ops = ops, fused = fused,
+    per_entry = (fused - ops.inverse_dynamics) / (2 * n * n),
+    tangent_entry = (ops.inverse_dynamics_tangent - ops.inverse_dynamics) / (n * n),
   }
   io.stderr:write(string.format("chain N=%d done\n", n))
 end
 
 local L = {}
-L[#L + 1] = "| N | mass ns (ratio textbook/mbgen) | inverse dynamics ns (ratio) | forward dynamics ns (ratio) | dr/dz + dr/dzd ns | central differences ns (ratio CD/mbgen) | ops: ID / dz / dzd | ops per Jacobian entry | generate s | gcc -O2 s | C size KiB |"
-L[#L + 1] = "|---|---|---|---|---|---|---|---|---|---|---|"
+L[#L + 1] = "| N | mass ns (ratio textbook/mbgen) | inverse dynamics ns (ratio) | forward dynamics ns (ratio) | dr/dz + dr/dzd ns | central differences ns (ratio CD/mbgen) | tangent ns | ops: ID / dz / dzd / fused ID+dz+dzd / tangent | ops per Jacobian entry (tangent) | generate s | gcc -O2 s | C size KiB |"
+L[#L + 1] = "|---|---|---|---|---|---|---|---|---|---|---|---|"
 for _, x in ipairs(rows) do
   local r = x.r
-  L[#L + 1] = string.format("| %d | %.0f (%.2f) | %.0f (%.2f) | %.0f (%.2f) | %.0f | %.0f (%.1f) | %d / %d / %d | %.1f | %.2f | %.1f | %.0f |",
+  L[#L + 1] = string.format("| %d | %.0f (%.2f) | %.0f (%.2f) | %.0f (%.2f) | %.0f | %.0f (%.1f) | %.0f | %d / %d / %d / %d / %d | %.1f (%.1f) | %.2f | %.1f | %.0f |",
     x.n, r.mass_ns, r.ref_mass_ns / r.mass_ns, r.id_ns, r.ref_id_ns / r.id_ns, r.fd_ns, r.ref_fd_ns / r.fd_ns,
-    r.jac_ns, r.cd_jac_ns, r.cd_jac_ns / r.jac_ns, x.ops.inverse_dynamics or 0, x.ops.inverse_dynamics_dz or 0,
-    x.ops.inverse_dynamics_dzd or 0, x.per_entry, x.gen, x.cc, x.kb)
+    r.jac_ns, r.cd_jac_ns, r.cd_jac_ns / r.jac_ns, r.tangent_ns, x.ops.inverse_dynamics or 0, x.ops.inverse_dynamics_dz or 0,
+    x.ops.inverse_dynamics_dzd or 0, x.fused, x.ops.inverse_dynamics_tangent or 0, x.per_entry, x.tangent_entry, x.gen, x.cc, x.kb)
 end
 local _, cpu = H.sh("grep -m1 'model name' /proc/cpuinfo | cut -d: -f2")
 local text = "# Open-tree functions of models/chain.lua\n\nMachine:" .. cpu ..
   "Ratios > 1 mean mbgen is faster; all from one run of `make bench`. Textbook = tests/c/ref_tree.h " ..
-  "(Featherstone RNEA/CRBA/ABA in body frames). Ops per Jacobian entry = (ops(dz) + ops(dzd) - ops(ID)) / 2N².\n\n" ..
+  "(Featherstone RNEA/CRBA/ABA in body frames). Ops per Jacobian entry = (ops(ID, dz, dzd together) - ops(ID)) / 2N² " ..
+  "(DERIVATIVES.md §7); tangent: (ops(tangent) - ops(ID)) / N², the fused c_z dr/dz + c_v dr/dzd + c_a M. " ..
+  "The benchmark generates only the timed functions (`mbgen generate --functions`).\n\n" ..
   table.concat(L, "\n") .. "\n"
 H.write(root .. "tests/bench/results/dyn_chain.md", text)
 io.write(text)

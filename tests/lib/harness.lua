@@ -44,11 +44,11 @@ function H.tree(path, overrides)
   return topology.build(load.load(path, overrides or {}))
 end
 
--- Generates NAME.c / NAME.h for a tree into dir; returns the stats of emit.model.
-function H.generate(tree, dir)
+-- Generates NAME.c / NAME.h for a tree into dir; returns the stats of emit.model. opts: { functions = list }.
+function H.generate(tree, dir, opts)
   local emit = require "emit.model"
   H.mkdir(dir)
-  local files, stats = emit.generate(tree)
+  local files, stats = emit.generate(tree, nil, opts)
   for fname, text in pairs(files) do H.write(dir .. "/" .. fname, text) end
   return stats
 end
