@@ -25,5 +25,7 @@ void chain_points_dz(const mb_args *a, mb_real *out);
 void chain_forward_dynamics(const mb_args *a, mb_real *out);
 void chain_forward_dynamics_dz(const mb_args *a, mb_real *out);
 void chain_forward_dynamics_dzd(const mb_args *a, mb_real *out);
+void chain_objective_tip_integrand(const mb_args *a, mb_real *out);
+void chain_objective_tip_terminal(const mb_args *a, mb_real *out);
 
 #endif

@@ -27,5 +27,6 @@ void double_pendulum_forward_dynamics(const mb_args *a, mb_real *out);
 void double_pendulum_forward_dynamics_dz(const mb_args *a, mb_real *out);
 void double_pendulum_forward_dynamics_dzd(const mb_args *a, mb_real *out);
 void double_pendulum_forward_dynamics_dp(const mb_args *a, mb_real *out);
+void double_pendulum_objective_kinetic_energy_terminal(const mb_args *a, mb_real *out);
 
 #endif

@@ -36,5 +36,8 @@ void fivebar_constraint_bias_dz(const mb_args *a, mb_real *out);
 void fivebar_constraint_bias_dzd(const mb_args *a, mb_real *out);
 void fivebar_constraint_bias_dp(const mb_args *a, mb_real *out);
 void fivebar_constraints_dz_tw_dz(const mb_args *a, mb_real *out);
+void fivebar_objective_psi1_integrand(const mb_args *a, mb_real *out);
+void fivebar_objective_psi2_integrand(const mb_args *a, mb_real *out);
+void fivebar_objective_psi3_integrand(const mb_args *a, mb_real *out);
 
 #endif

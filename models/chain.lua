@@ -7,7 +7,7 @@
 model "chain"
 description "Spatial serial chain of N bodies, revolute joints with pseudo-random non-parallel axes"
 
-parameter { N = 8 }
+parameter { N = 8, NDESIGN = 0 }
 gravity { 0, 0, -9.81 }
 
 -- LCG of Numerical Recipes (a = 1664525, c = 1013904223, m = 2^32) on Lua's 64-bit integers.
@@ -51,16 +51,37 @@ for i = 1, N do
   local m = uniform(0.5, 2.0)
   local link = { uniform(0.2, 0.5), uniform(-0.1, 0.1), uniform(-0.1, 0.1) }
   local name = "b" .. i
-  body(name) {
-    mass = m,
-    com = { link[1] / 2 + uniform(-0.05, 0.05), link[2] / 2 + uniform(-0.05, 0.05), link[3] / 2 + uniform(-0.05, 0.05) },
-    inertia = box_inertia(m),
-  }
+  local com = { link[1] / 2 + uniform(-0.05, 0.05), link[2] / 2 + uniform(-0.05, 0.05), link[3] / 2 + uniform(-0.05, 0.05) }
+  local inertia = box_inertia(m)
+  -- Design parameters for sensitivity runs (--set NDESIGN=p): the masses m01.. of the first bodies,
+  -- then offsets c01.. added to the x of their centres of mass; defaults keep the numbers above.
+  if i <= NDESIGN then
+    local key = string.format("m%02d", i)
+    design { [key] = m }
+    local scale = _ENV[key] / m
+    for c = 1, 6 do inertia[c] = inertia[c] * scale end
+    m = _ENV[key]
+  end
+  if i + N <= NDESIGN then
+    local key = string.format("c%02d", i)
+    design { [key] = 0.0 }
+    com[1] = com[1] + _ENV[key]
+  end
+  body(name) { mass = m, com = com, inertia = inertia }
   revolute("j" .. i) { parent = parent, child = name, origin = offset, axis = axis }
   start["j" .. i] = uniform(-0.5, 0.5)
   parent, offset = name, link
 end
 point "tip" { body = "b" .. N, at = offset }
+
+-- For sensitivity tests: the tip's mean squared speed over the run plus its final height.
+objective "tip" {
+  integrand = function(t, s)
+    local v = s.point.tip.vel
+    return v[1] ^ 2 + v[2] ^ 2 + v[3] ^ 2
+  end,
+  terminal = function(s) return s.point.tip.pos[3] end,
+}
 
 initial(start)
 simulate { t_end = 1, step = 1e-3, integrator = "rk4" }

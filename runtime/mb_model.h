@@ -75,6 +75,14 @@ typedef struct {
     const char *formulation;      /* "tree", "matrix_r", "al3" */
 } mb_simulate;
 
+/* Objectives (issue 8): psi = integral of integrand(t, z, zd, zdd, u, p) dt + terminal(z, zd, zdd, u, p)
+ * at the final time. Each function writes 1 + 3 nz + np values: the value, then its partial
+ * derivatives with respect to z (nz), zd (nz), zdd (nz) and p (np). NULL where the model gives none. */
+typedef struct {
+    const char *name;
+    mb_fn *integrand, *terminal;
+} mb_objective;
+
 typedef struct mb_model {
     const char *name;
     int nz, nc, np, nu, nb, npt;
@@ -109,6 +117,10 @@ typedef struct mb_model {
     const mb_pattern *inverse_dynamics_dz_pattern, *inverse_dynamics_dzd_pattern;
     const mb_pattern *inverse_dynamics_dp_pattern, *inverse_dynamics_tangent_pattern;
     const mb_pattern *constraints_dz_pattern;
+
+    /* Objectives (issue 8, sensitivity analysis): nobj of them, in declaration order. */
+    int nobj;
+    const mb_objective *objectives;
 } mb_model;
 
 #endif

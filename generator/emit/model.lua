@@ -4,6 +4,7 @@ local C = require "sym.emit_c"
 local TF = require "dynamics.tree_functions"
 local CF = require "dynamics.constraint_functions"
 local errors = require "model.errors"
+local OF = require "dynamics.objective_functions"
 
 local M = {}
 
@@ -152,8 +153,20 @@ function M.generate(tree, source_text, opts)
   local built = TF.build(tree)
   local fns, byname = built.functions, {}
   for _, f in ipairs(CF.build(tree, built)) do fns[#fns + 1] = f end
+  local ofns, objectives = OF.build(tree, built)
+  for _, f in ipairs(ofns) do fns[#fns + 1] = f end
   fns = select_functions(fns, opts and opts.functions, tree)
   for _, f in ipairs(fns) do byname[f.name] = f end
+  -- With --functions an objective keeps only the parts that were emitted; one with none is left out.
+  do
+    local kept = {}
+    for _, o in ipairs(objectives) do
+      o.integrand = o.integrand and byname[o.integrand] and o.integrand or nil
+      o.terminal = o.terminal and byname[o.terminal] and o.terminal or nil
+      if o.integrand or o.terminal then kept[#kept + 1] = o end
+    end
+    objectives = kept
+  end
 
   local stats, bodies_c = {}, {}
   local needs_solve = false
@@ -264,6 +277,18 @@ function M.generate(tree, source_text, opts)
   end
 
   local sim = tree.simulate or {}
+  local objs_ref = "0"
+  if #objectives > 0 then
+    local items = {}
+    for i, o in ipairs(objectives) do
+      items[i] = string.format("    { %s, %s, %s }", c_string(o.name),
+        o.integrand and (name .. "_" .. o.integrand) or "0", o.terminal and (name .. "_" .. o.terminal) or "0")
+    end
+    objs_ref = name .. "_objectives"
+    T[#T + 1] = string.format("static const mb_objective %s[%d] = {\n%s\n};", objs_ref, #objectives,
+      table.concat(items, ",\n"))
+  end
+
   T[#T + 1] = ""
   T[#T + 1] = string.format("const mb_model %s_model = {", name)
   T[#T + 1] = string.format("    .name = %s,", c_string(name))
@@ -282,6 +307,7 @@ function M.generate(tree, source_text, opts)
   for _, slot in ipairs(PATTERN_SLOTS) do
     if patterns[slot] then T[#T + 1] = string.format("    .%s_pattern = %s,", slot, patterns[slot]) end
   end
+  if #objectives > 0 then T[#T + 1] = string.format("    .nobj = %d, .objectives = %s,", #objectives, objs_ref) end
   T[#T + 1] = "};"
   L[#L + 1] = table.concat(T, "\n")
   L[#L + 1] = ""

@@ -247,6 +247,8 @@ function M.check(model)
   end
   for _, el in ipairs(E.objective) do
     if not el.integrand and not el.terminal then fail(el, 'needs "integrand" or "terminal" (or both)') end
+    -- The name becomes part of C function names (NAME_objective_psi_integrand).
+    if not tostring(el.name):match("^[%a_][%w_]*$") then fail(el, "the name must be a C identifier (letters, digits, _)") end
   end
 
   for _, key in ipairs { "initial", "initial_velocity" } do
