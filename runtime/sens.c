@@ -1,0 +1,103 @@
+/* sens.c: defaults, checks and the dispatch of mb_sens_run to the DDM or the AVM. */
+#include <math.h>
+#include <string.h>
+
+#include "sens.h"
+#include "sens_adjoint.h"
+#include "sens_direct.h"
+
+void mb_sens_problem_default(mb_sens_problem *pr, const mb_model *m) {
+    memset(pr, 0, sizeof *pr);
+    pr->model = m;
+    pr->t_end = m ? m->simulate.t_end : 1;
+}
+
+void mb_sens_options_default(mb_sens_options *o, const mb_model *m) {
+    memset(o, 0, sizeof *o);
+    o->method = MB_SENS_DDM;
+    o->integrator = MB_INTEGRATOR_RK4;
+    o->step = 1e-3;
+    o->rtol = o->atol = 1e-8;
+    o->max_steps = 100000000;
+    o->newton_tol = 1e-12;
+    o->newton_max_iter = 20;
+    if (m) {
+        mb_integrator i;
+        if (m->simulate.integrator && mb_integrator_parse(m->simulate.integrator, &i) == MB_OK) o->integrator = i;
+        if (m->simulate.step > 0) o->step = m->simulate.step;
+    }
+}
+
+int mb_sens_objective_index(const mb_model *m, const char *name) {
+    if (!m || !name) return -1;
+    for (int i = 0; i < m->nobj; ++i)
+        if (m->objectives[i].name && strcmp(m->objectives[i].name, name) == 0) return i;
+    return -1;
+}
+
+int mb_sens_method_parse(const char *name, mb_sens_method *out) {
+    if (name && strcmp(name, "ddm") == 0) *out = MB_SENS_DDM;
+    else if (name && strcmp(name, "avm") == 0) *out = MB_SENS_AVM;
+    else return MB_ERR_ARG;
+    return MB_OK;
+}
+
+static int finite_all(const double *v, int n) {
+    for (int i = 0; v && i < n; ++i)
+        if (!isfinite(v[i])) return 0;
+    return 1;
+}
+
+int mb_sens_run(const mb_sens_problem *pr, const mb_sens_options *o, double *psi, double *grad,
+                mb_sens_stats *st, char *err, size_t errlen) {
+    mb_sens_stats local;
+    if (!st) st = &local;
+    memset(st, 0, sizeof *st);
+    if (!pr || !pr->model || !o || !psi) return mb_fail(err, errlen, MB_ERR_ARG, "sens: NULL problem, options or psi");
+    const mb_model *m = pr->model;
+    const char *name = m->name ? m->name : "?";
+    if (m->nobj < 1 || !m->objectives)
+        return mb_fail(err, errlen, MB_ERR_MODEL, "sens: model %s declares no objective", name);
+    if (pr->objective < 0 || pr->objective >= m->nobj)
+        return mb_fail(err, errlen, MB_ERR_ARG, "sens: objective index %d outside 0..%d", pr->objective, m->nobj - 1);
+    if (m->np < 1) return mb_fail(err, errlen, MB_ERR_MODEL, "sens: model %s has no design parameters", name);
+    if (m->nc > 0)
+        return mb_fail(err, errlen, MB_ERR_MODEL,
+                       "sens: model %s has closed loops; sensitivities of the matrix_r formulation are not implemented yet",
+                       name);
+    if (!(pr->t_end > pr->t0) || !isfinite(pr->t_end) || !isfinite(pr->t0))
+        return mb_fail(err, errlen, MB_ERR_ARG, "sens: t_end = %g must be finite and after t0 = %g", pr->t_end, pr->t0);
+    if (!finite_all(pr->p, m->np) || !finite_all(pr->u, m->nu) || !finite_all(pr->z0, m->nz) ||
+        !finite_all(pr->zd0, m->nz) || !finite_all(pr->z0_p, m->nz * m->np) || !finite_all(pr->zd0_p, m->nz * m->np))
+        return mb_fail(err, errlen, MB_ERR_ARG, "sens: the problem holds a NaN or infinite value");
+    if (m->nu > 0 && !pr->u) return mb_fail(err, errlen, MB_ERR_ARG, "sens: model %s has %d inputs: give u", name, m->nu);
+    if (o->integrator != MB_INTEGRATOR_DOPRI5 && !(o->step > 0 && isfinite(o->step)))
+        return mb_fail(err, errlen, MB_ERR_ARG, "sens: step %g must be positive", o->step);
+    if (o->integrator == MB_INTEGRATOR_DOPRI5 && !(o->rtol > 0 && o->atol > 0))
+        return mb_fail(err, errlen, MB_ERR_ARG, "sens: dopri5 needs positive rtol and atol");
+    if (o->method == MB_SENS_AVM && o->integrator != MB_INTEGRATOR_TRAPEZOIDAL)
+        return mb_fail(err, errlen, MB_ERR_ARG, "sens: the adjoint method runs on the trapezoidal rule only (got %s)",
+                       mb_integrator_name(o->integrator));
+    if (o->integrator == MB_INTEGRATOR_TRAPEZOIDAL || o->method == MB_SENS_AVM) {
+        if (!m->inverse_dynamics || !m->inverse_dynamics_dz || !m->inverse_dynamics_dzd || !m->inverse_dynamics_dp ||
+            !m->mass)
+            return mb_fail(err, errlen, MB_ERR_MODEL, "sens: model %s lacks inverse dynamics derivatives", name);
+        if (!(o->newton_tol > 0) || o->newton_max_iter < 1)
+            return mb_fail(err, errlen, MB_ERR_ARG, "sens: newton_tol must be > 0 and newton_max_iter >= 1");
+    } else if (!m->forward_dynamics || !m->forward_dynamics_dz || !m->forward_dynamics_dzd || !m->forward_dynamics_dp) {
+        return mb_fail(err, errlen, MB_ERR_MODEL, "sens: model %s lacks forward dynamics derivatives", name);
+    }
+    if (o->checkpoints < 0) return mb_fail(err, errlen, MB_ERR_ARG, "sens: checkpoints %d must be >= 0", o->checkpoints);
+    double gdummy[1];
+    double *g = grad;
+    if (!g) {
+        if (m->np > 1) return mb_fail(err, errlen, MB_ERR_ARG, "sens: grad must hold np = %d values", m->np);
+        g = gdummy;
+    }
+    int rc = o->method == MB_SENS_AVM ? mb_sens_avm(pr, o, psi, g, st, err, errlen)
+                                      : mb_sens_ddm(pr, o, psi, g, st, err, errlen);
+    if (rc) return rc;
+    if (!isfinite(*psi) || !finite_all(g, m->np))
+        return mb_fail(err, errlen, MB_ERR_NAN, "sens: psi or its gradient is not finite");
+    return MB_OK;
+}

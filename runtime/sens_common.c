@@ -1,0 +1,174 @@
+/* sens_common.c: model evaluations, objective partials and the trapezoidal step shared by the DDM and AVM. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sens_common.h"
+
+void sens_ctx_free(sens_ctx *c) {
+    free(c->obj);
+    free(c->K);
+    free(c->C);
+    free(c->M);
+    free(c->T);
+    free(c->Fp);
+    free(c->r);
+    free(c->dx);
+    free(c->zp);
+    free(c->zdp);
+    mb_linalg_free(c->la);
+    memset(c, 0, sizeof *c);
+}
+
+int sens_ctx_init(sens_ctx *c, const mb_sens_problem *pr, const mb_sens_options *o, char *err, size_t errlen) {
+    const mb_model *m = pr->model;
+    memset(c, 0, sizeof *c);
+    c->m = m;
+    c->n = m->nz;
+    c->np = m->np;
+    c->p = pr->p ? pr->p : m->p_default;
+    c->u = pr->u;
+    c->integrand = m->objectives[pr->objective].integrand;
+    c->terminal = m->objectives[pr->objective].terminal;
+    c->newton_tol = o->newton_tol;
+    c->newton_max_iter = o->newton_max_iter;
+    size_t n = (size_t)c->n, np = (size_t)c->np;
+    c->obj = calloc(1 + 3 * n + np, sizeof(double));
+    c->K = calloc(n * n, sizeof(double));
+    c->C = calloc(n * n, sizeof(double));
+    c->M = calloc(n * n, sizeof(double));
+    c->T = calloc(n * n, sizeof(double));
+    c->Fp = calloc(n * np, sizeof(double));
+    c->r = calloc(n, sizeof(double));
+    c->dx = calloc(n, sizeof(double));
+    c->zp = calloc(n, sizeof(double));
+    c->zdp = calloc(n, sizeof(double));
+    c->la = mb_linalg_create(c->n, c->n, c->np > 1 ? c->np : 1, err, errlen);
+    if (!c->la) {
+        sens_ctx_free(c);
+        return MB_ERR_ALLOC;
+    }
+    if (!c->obj || !c->K || !c->C || !c->M || !c->T || !c->Fp || !c->r || !c->dx || !c->zp || !c->zdp) {
+        sens_ctx_free(c);
+        return mb_fail(err, errlen, MB_ERR_ALLOC, "sens: out of memory (nz = %d, np = %d)", m->nz, m->np);
+    }
+    return MB_OK;
+}
+
+static int check(const double *v, size_t len, const char *what, double t, char *err, size_t errlen) {
+    for (size_t i = 0; i < len; ++i)
+        if (!isfinite(v[i]))
+            return mb_fail(err, errlen, MB_ERR_NAN, "sens: %s[%zu] is %s at t = %.10g", what, i,
+                           isnan(v[i]) ? "NaN" : "infinite", t);
+    return MB_OK;
+}
+
+int sens_objective(sens_ctx *c, mb_fn *f, double t, const double *z, const double *zd, const double *zdd,
+                   char *err, size_t errlen) {
+    mb_args a = {t, z, zd, zdd, c->u, c->p, NULL};
+    f(&a, c->obj);
+    return check(c->obj, 1 + 3 * (size_t)c->n + (size_t)c->np, "objective", t, err, errlen);
+}
+
+int sens_objective_total(sens_ctx *c, mb_fn *f, double t, const double *z, const double *zd,
+                         const double *zdd, const double *S, const double *Sd, const double *Sdd, double w,
+                         double *val, double *dval, char *err, size_t errlen) {
+    int rc, n = c->n;
+    if (!f) return MB_OK;
+    if ((rc = sens_objective(c, f, t, z, zd, zdd, err, errlen))) return rc;
+    const double *gz = c->obj + 1, *gzd = gz + n, *gzdd = gzd + n, *gp = gzdd + n;
+    *val += w * c->obj[0];
+    for (int j = 0; j < c->np; ++j) {
+        double s = gp[j];
+        size_t off = (size_t)j * n;
+        for (int i = 0; i < n; ++i) {
+            if (S) s += gz[i] * S[off + i];
+            if (Sd) s += gzd[i] * Sd[off + i];
+            if (Sdd) s += gzdd[i] * Sdd[off + i];
+        }
+        dval[j] += w * s;
+    }
+    return MB_OK;
+}
+
+int sens_jacobians(sens_ctx *c, double t, const double *z, const double *zd, const double *zdd, char *err,
+                   size_t errlen) {
+    const mb_model *m = c->m;
+    mb_args a = {t, z, zd, zdd, c->u, c->p, NULL};
+    size_t nn = (size_t)c->n * c->n;
+    int rc;
+    m->inverse_dynamics_dz(&a, c->K);
+    m->inverse_dynamics_dzd(&a, c->C);
+    m->mass(&a, c->M);
+    m->inverse_dynamics_dp(&a, c->Fp);
+    if ((rc = check(c->K, nn, "inverse_dynamics_dz", t, err, errlen))) return rc;
+    if ((rc = check(c->C, nn, "inverse_dynamics_dzd", t, err, errlen))) return rc;
+    if ((rc = check(c->M, nn, "mass", t, err, errlen))) return rc;
+    return check(c->Fp, (size_t)c->n * c->np, "inverse_dynamics_dp", t, err, errlen);
+}
+
+void sens_iteration_matrix(sens_ctx *c, double h) {
+    size_t nn = (size_t)c->n * c->n;
+    for (size_t k = 0; k < nn; ++k) c->T[k] = c->M[k] + 0.5 * h * c->C[k] + 0.25 * h * h * c->K[k];
+}
+
+static int residual(sens_ctx *c, double t, const double *z, const double *zd, const double *zdd, char *err,
+                    size_t errlen) {
+    mb_args a = {t, z, zd, zdd, c->u, c->p, NULL};
+    c->m->inverse_dynamics(&a, c->r);
+    c->residuals++;
+    return check(c->r, (size_t)c->n, "residual", t, err, errlen);
+}
+
+int sens_accel(sens_ctx *c, double t, const double *z, const double *zd, double *zdd, char *err, size_t errlen) {
+    int rc, n = c->n;
+    for (int i = 0; i < n; ++i) zdd[i] = 0;
+    if ((rc = residual(c, t, z, zd, zdd, err, errlen))) return rc;
+    mb_args a = {t, z, zd, NULL, c->u, c->p, NULL};
+    c->m->mass(&a, c->T);
+    if ((rc = mb_chol_factor(n, c->T, err, errlen))) return rc;
+    for (int i = 0; i < n; ++i) zdd[i] = -c->r[i];
+    if ((rc = mb_chol_solve(n, c->T, 1, zdd, err, errlen))) return rc;
+    return check(zdd, (size_t)n, "acceleration", t, err, errlen);
+}
+
+/* Full Newton on zdd1 with z1 = z0 + h zd0 + h^2/4 (zdd0 + zdd1), zd1 = zd0 + h/2 (zdd0 + zdd1): the
+ * sensitivities are only as exact as this solve, so it iterates to the tolerance, not to a fixed count. */
+int sens_trap_step(sens_ctx *c, double t1, double h, const double *z0, const double *zd0, const double *zdd0,
+                   double *z1, double *zd1, double *zdd1, char *err, size_t errlen) {
+    int rc, n = c->n;
+    for (int i = 0; i < n; ++i) zdd1[i] = zdd0[i];
+    for (int it = 0; it < c->newton_max_iter; ++it) {
+        for (int i = 0; i < n; ++i) {
+            z1[i] = z0[i] + h * zd0[i] + 0.25 * h * h * (zdd0[i] + zdd1[i]);
+            zd1[i] = zd0[i] + 0.5 * h * (zdd0[i] + zdd1[i]);
+        }
+        if ((rc = residual(c, t1, z1, zd1, zdd1, err, errlen))) return rc;
+        mb_args a = {t1, z1, zd1, zdd1, c->u, c->p, NULL};
+        size_t nn = (size_t)n * n;
+        c->m->inverse_dynamics_dz(&a, c->K);
+        c->m->inverse_dynamics_dzd(&a, c->C);
+        c->m->mass(&a, c->M);
+        if ((rc = check(c->K, nn, "inverse_dynamics_dz", t1, err, errlen))) return rc;
+        if ((rc = check(c->C, nn, "inverse_dynamics_dzd", t1, err, errlen))) return rc;
+        sens_iteration_matrix(c, h);
+        if ((rc = mb_lu_factor(c->la, n, c->T, err, errlen))) return rc;
+        for (int i = 0; i < n; ++i) c->dx[i] = -c->r[i];
+        if ((rc = mb_lu_solve(c->la, n, c->T, 1, c->dx, err, errlen))) return rc;
+        double dmax = 0, amax = 0;
+        for (int i = 0; i < n; ++i) {
+            zdd1[i] += c->dx[i];
+            dmax = fmax(dmax, fabs(c->dx[i]));
+            amax = fmax(amax, fabs(zdd1[i]));
+        }
+        if (dmax <= c->newton_tol * (1 + amax)) {
+            for (int i = 0; i < n; ++i) {
+                z1[i] = z0[i] + h * zd0[i] + 0.25 * h * h * (zdd0[i] + zdd1[i]);
+                zd1[i] = zd0[i] + 0.5 * h * (zdd0[i] + zdd1[i]);
+            }
+            return MB_OK;
+        }
+    }
+    return mb_fail(err, errlen, MB_ERR_NEWTON, "sens: trapezoidal Newton did not converge in %d iterations at t = %.10g",
+                   c->newton_max_iter, t1);
+}

@@ -1,0 +1,50 @@
+/* sens_common.h: internals shared by the DDM and AVM: model evaluations, objective partials, trapezoidal steps. */
+#ifndef MB_SENS_COMMON_H
+#define MB_SENS_COMMON_H
+
+#include <stddef.h>
+
+#include "linalg.h"
+#include "sens.h"
+
+/* One evaluation context: the model at fixed p and u, with every workspace allocated once. */
+typedef struct {
+    const mb_model *m;
+    int n, np;
+    const double *p, *u;
+    mb_fn *integrand, *terminal;  /* of the chosen objective; either may be NULL */
+    double *obj;                  /* 1 + 3n + np: an objective function's output */
+    double *K, *C, *M, *T;        /* n x n: dr/dz, dr/dzd, mass, iteration matrix */
+    double *Fp;                   /* n x np: dr/dp */
+    double *r, *dx;               /* n */
+    double *zp, *zdp;             /* n: Newton trial z and zd */
+    mb_linalg *la;
+    double newton_tol;
+    int newton_max_iter;
+    long residuals, factorizations;
+} sens_ctx;
+
+int sens_ctx_init(sens_ctx *c, const mb_sens_problem *pr, const mb_sens_options *o, char *err, size_t errlen);
+void sens_ctx_free(sens_ctx *c);
+
+/* The objective function f (integrand or terminal) at a state: c->obj = [value, f_z, f_zd, f_zdd, f_p]. */
+int sens_objective(sens_ctx *c, mb_fn *f, double t, const double *z, const double *zd, const double *zdd,
+                   char *err, size_t errlen);
+/* Its value and total derivative along the sensitivities (S, Sd, Sdd: n x np, NULL = 0):
+ * dval[j] = f_z S_j + f_zd Sd_j + f_zdd Sdd_j + f_p[j]; both accumulate with weight w. */
+int sens_objective_total(sens_ctx *c, mb_fn *f, double t, const double *z, const double *zd,
+                         const double *zdd, const double *S, const double *Sd, const double *Sdd, double w,
+                         double *val, double *dval, char *err, size_t errlen);
+
+/* K = dr/dz, C = dr/dzd, M and Fp = dr/dp of r = M zdd - Q at a state (into c->K, c->C, c->M, c->Fp). */
+int sens_jacobians(sens_ctx *c, double t, const double *z, const double *zd, const double *zdd, char *err,
+                   size_t errlen);
+/* zdd at (t, z, zd) from r(zdd) = M zdd - Q, linear in zdd: zdd = -M^-1 r(0). */
+int sens_accel(sens_ctx *c, double t, const double *z, const double *zd, double *zdd, char *err, size_t errlen);
+/* One trapezoidal (Newmark 1/4, 1/2) step of size h to t1 from (z0, zd0, zdd0) by Newton on zdd1. */
+int sens_trap_step(sens_ctx *c, double t1, double h, const double *z0, const double *zd0, const double *zdd0,
+                   double *z1, double *zd1, double *zdd1, char *err, size_t errlen);
+/* T = M + h/2 C + h^2/4 K into c->T from c->K, c->C, c->M (h = 0: T = M). */
+void sens_iteration_matrix(sens_ctx *c, double h);
+
+#endif
