@@ -88,11 +88,18 @@ int mb_sens_run(const mb_sens_problem *pr, const mb_sens_options *o, double *psi
         return mb_fail(err, errlen, MB_ERR_MODEL, "sens: model %s lacks forward dynamics derivatives", name);
     }
     if (o->checkpoints < 0) return mb_fail(err, errlen, MB_ERR_ARG, "sens: checkpoints %d must be >= 0", o->checkpoints);
-    double gdummy[1];
+    double gdummy[1] = {0};
     double *g = grad;
-    if (!g) {
+    if (!g && !o->psi_only) {
         if (m->np > 1) return mb_fail(err, errlen, MB_ERR_ARG, "sens: grad must hold np = %d values", m->np);
         g = gdummy;
+    }
+    if (o->psi_only) {
+        mb_sens_options d = *o;
+        d.method = MB_SENS_DDM;
+        int rc = mb_sens_ddm(pr, &d, psi, gdummy, st, err, errlen);
+        if (rc) return rc;
+        return isfinite(*psi) ? MB_OK : mb_fail(err, errlen, MB_ERR_NAN, "sens: psi is not finite");
     }
     int rc = o->method == MB_SENS_AVM ? mb_sens_avm(pr, o, psi, g, st, err, errlen)
                                       : mb_sens_ddm(pr, o, psi, g, st, err, errlen);

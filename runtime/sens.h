@@ -63,6 +63,8 @@ typedef struct {
     double newton_tol;        /* trapezoidal: max|dzdd| <= newton_tol (1 + max|zdd|) */
     int newton_max_iter;
     int checkpoints;          /* AVM: number of stored checkpoints K; 0 = ceil(sqrt(steps)) */
+    int psi_only;             /* 1: psi alone, the same discretization without sensitivities (for
+                                 finite differences of whole simulations); grad is left untouched */
 } mb_sens_options;
 
 typedef struct {

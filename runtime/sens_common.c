@@ -26,6 +26,7 @@ int sens_ctx_init(sens_ctx *c, const mb_sens_problem *pr, const mb_sens_options 
     c->m = m;
     c->n = m->nz;
     c->np = m->np;
+    c->ns = o->psi_only ? 0 : m->np;
     c->p = pr->p ? pr->p : m->p_default;
     c->u = pr->u;
     c->integrand = m->objectives[pr->objective].integrand;
@@ -78,7 +79,7 @@ int sens_objective_total(sens_ctx *c, mb_fn *f, double t, const double *z, const
     if ((rc = sens_objective(c, f, t, z, zd, zdd, err, errlen))) return rc;
     const double *gz = c->obj + 1, *gzd = gz + n, *gzdd = gzd + n, *gp = gzdd + n;
     *val += w * c->obj[0];
-    for (int j = 0; j < c->np; ++j) {
+    for (int j = 0; j < c->ns; ++j) {
         double s = gp[j];
         size_t off = (size_t)j * n;
         for (int i = 0; i < n; ++i) {

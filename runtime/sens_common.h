@@ -11,6 +11,7 @@
 typedef struct {
     const mb_model *m;
     int n, np;
+    int ns;                       /* sensitivity columns: np, or 0 for psi alone (mb_sens_psi) */
     const double *p, *u;
     mb_fn *integrand, *terminal;  /* of the chosen objective; either may be NULL */
     double *obj;                  /* 1 + 3n + np: an objective function's output */

@@ -17,14 +17,16 @@ typedef struct {
 static int aug_eval(aug_ctx *x, double t, const double *y, double *f, char *err, size_t errlen) {
     sens_ctx *c = x->c;
     const mb_model *m = c->m;
-    int n = c->n, np = c->np, rc;
+    int n = c->n, np = c->ns, rc;
     size_t nS = (size_t)n * np;
     const double *z = y, *zd = y + n, *S = y + 2 * n, *Sd = S + nS;
     mb_args a = {t, z, zd, NULL, c->u, c->p, NULL};
     m->forward_dynamics(&a, x->zdd);
-    m->forward_dynamics_dz(&a, x->Fz);
-    m->forward_dynamics_dzd(&a, x->Fzd);
-    m->forward_dynamics_dp(&a, x->Fp);
+    if (np > 0) {
+        m->forward_dynamics_dz(&a, x->Fz);
+        m->forward_dynamics_dzd(&a, x->Fzd);
+        m->forward_dynamics_dp(&a, x->Fp);
+    }
     for (int j = 0; j < np; ++j)
         for (int i = 0; i < n; ++i) {
             double s = x->Fp[i + (size_t)j * n];
@@ -54,7 +56,7 @@ static int aug_rhs(void *ctx, double t, const double *y, double *f, char *err, s
 
 static int ddm_explicit(sens_ctx *c, const mb_sens_problem *pr, const mb_sens_options *o, const double *z0,
                         const double *zd0, double *psi, double *grad, mb_sens_stats *st, char *err, size_t errlen) {
-    int n = c->n, np = c->np, rc = MB_OK;
+    int n = c->n, np = c->ns, rc = MB_OK;
     size_t nS = (size_t)n * np, ny = 2 * (size_t)n + 2 * nS + 1 + (size_t)np;
     aug_ctx x = {c, calloc((size_t)n * n, sizeof(double)), calloc((size_t)n * n, sizeof(double)),
                  calloc(nS, sizeof(double)), calloc((size_t)n, sizeof(double)), calloc(nS, sizeof(double))};
@@ -120,7 +122,7 @@ done:
 static int ddm_trapezoidal(sens_ctx *c, const mb_sens_problem *pr, const mb_sens_options *o, const double *z0,
                            const double *zd0, double *psi, double *grad, mb_sens_stats *st, char *err,
                            size_t errlen) {
-    int n = c->n, np = c->np, rc = MB_OK;
+    int n = c->n, np = c->ns, rc = MB_OK;
     size_t nS = (size_t)n * np;
     double *buf = calloc(6 * (size_t)n + 5 * nS, sizeof(double));
     if (!buf) return mb_fail(err, errlen, MB_ERR_ALLOC, "sens: out of memory");
@@ -154,7 +156,7 @@ static int ddm_trapezoidal(sens_ctx *c, const mb_sens_problem *pr, const mb_sens
             memcpy(A, S, nS * sizeof(double));
             memcpy(B, Sd, nS * sizeof(double));
         }
-        if ((rc = sens_jacobians(c, t, z, zd, zdd, err, errlen))) goto done;
+        if (np > 0 && (rc = sens_jacobians(c, t, z, zd, zdd, err, errlen))) goto done;
         sens_iteration_matrix(c, k > 0 ? h : 0);
         for (int j = 0; j < np; ++j)
             for (int i = 0; i < n; ++i) {
@@ -163,9 +165,11 @@ static int ddm_trapezoidal(sens_ctx *c, const mb_sens_problem *pr, const mb_sens
                     s += c->K[i + (size_t)l * n] * A[l + (size_t)j * n] + c->C[i + (size_t)l * n] * B[l + (size_t)j * n];
                 Sdd[i + (size_t)j * n] = -s;
             }
-        if ((rc = mb_lu_factor(c->la, n, c->T, err, errlen))) goto done;
-        if ((rc = mb_lu_solve(c->la, n, c->T, np, Sdd, err, errlen))) goto done;
-        c->factorizations++;
+        if (np > 0) {
+            if ((rc = mb_lu_factor(c->la, n, c->T, err, errlen))) goto done;
+            if ((rc = mb_lu_solve(c->la, n, c->T, np, Sdd, err, errlen))) goto done;
+            c->factorizations++;
+        }
         double hk = k > 0 ? h : 0;
         for (size_t i = 0; i < nS; ++i) {
             S[i] = A[i] + 0.25 * hk * hk * Sdd[i];
@@ -200,7 +204,7 @@ int mb_sens_ddm(const mb_sens_problem *pr, const mb_sens_options *o, double *psi
     if (zs) memcpy(z0, zs, (size_t)m->nz * sizeof(double));
     if (zds) memcpy(zd0, zds, (size_t)m->nz * sizeof(double));
     *psi = 0;
-    memset(grad, 0, (size_t)m->np * sizeof(double));
+    memset(grad, 0, (size_t)c.ns * sizeof(double));
     if (o->integrator == MB_INTEGRATOR_TRAPEZOIDAL)
         rc = ddm_trapezoidal(&c, pr, o, z0, zd0, psi, grad, st, err, errlen);
     else

@@ -51,6 +51,8 @@ local cases = {
   { "sandbox_io", 2, nil, 'unknown element or name "io"' },
   { "sandbox_require", 3, nil, 'unknown element or name "require"' },
   { "global_assignment", 4, nil, 'assignment to global "length": use local, or declare it with parameter { }' },
+  { "objective_name", 4, 'objective "kinetic energy"', "the name must be a C identifier (letters, digits, _)" },
+  { "objective_point", 5, 'objective "reach"', 's.point.tap does not exist (did you mean "tip"?)' },
   { "multi_dof_reference", 4, 'torque "motor"', 'joint "hip" has 2 coordinates: name one of hip.1, hip.2' },
 }
 

@@ -1,0 +1,201 @@
+/* mbsens.c: the main program `mbgen sens` compiles per model: psi and its gradient, optionally vs finite differences. */
+/* Build: cc -std=c99 -O1 -Iruntime -DMB_MODEL=NAME_model runtime/driver/mbsens.c generated/NAME.c build/libmbrt.a -llapack -lm
+ * Prints "key value" lines: model, objective, method, integrator, step, t_end, psi, grad.NAME per design
+ * parameter, fd.NAME with --fd, and the work counters. Exit status: 0 success, 1 run error, 2 bad command line. */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
+#endif
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "mb_model.h"
+#include "sens.h"
+
+#ifndef MB_MODEL
+#error "compile with -DMB_MODEL=NAME_model"
+#endif
+extern const mb_model MB_MODEL;
+
+static void usage(FILE *f, const char *prog) {
+    fprintf(f,
+            "usage: %s [options]\n"
+            "  --objective NAME      the objective (default: the model's first)\n"
+            "  --method M            ddm | avm (default ddm; avm implies --integrator trapezoidal)\n"
+            "  --integrator I        rk4 | dopri5 | trapezoidal (default: the model's simulate integrator)\n"
+            "  --step H              fixed step of rk4 and trapezoidal (default: the model's)\n"
+            "  --t-end T             final time (default: the model's)\n"
+            "  --tolerance TOL       dopri5 relative and absolute tolerance (default 1e-8)\n"
+            "  --checkpoints K       avm: checkpoints kept (default 0 = ceil(sqrt(steps)))\n"
+            "  --newton-tol TOL      trapezoidal Newton tolerance (default 1e-12)\n"
+            "  --set NAME=VALUE      a design parameter (repeatable)\n"
+            "  --input NAME=VALUE    a constant input (repeatable; default 0)\n"
+            "  --fd REL              also central finite differences of whole simulations, step REL max(1, |p|)\n"
+            "  --repeat N            run N times and report the mean time (benchmarks)\n",
+            prog);
+}
+
+static double now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+static int parse_num(const char *opt, const char *s, double *out) {
+    char *end;
+    errno = 0;
+    double v = s ? strtod(s, &end) : 0;
+    if (!s || end == s || *end != '\0' || errno == ERANGE || !isfinite(v)) {
+        fprintf(stderr, "mbsens: %s: '%s' is not a finite number\n", opt, s ? s : "");
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+/* NAME=VALUE against a name list; the index or -1 with a message. */
+static int parse_assign(const char *opt, const char *s, const char *const *names, int count, double *value) {
+    const char *eq = s ? strchr(s, '=') : NULL;
+    if (!eq) {
+        fprintf(stderr, "mbsens: %s expects NAME=VALUE, got '%s'\n", opt, s ? s : "");
+        return -1;
+    }
+    size_t len = (size_t)(eq - s);
+    for (int i = 0; i < count; ++i)
+        if (names && names[i] && strlen(names[i]) == len && strncmp(names[i], s, len) == 0)
+            return parse_num(opt, eq + 1, value) ? -1 : i;
+    fprintf(stderr, "mbsens: %s: '%.*s' is not a name of this model\n", opt, (int)len, s);
+    return -1;
+}
+
+int main(int argc, char **argv) {
+    const mb_model *m = &MB_MODEL;
+    int np = m->np, nu = m->nu;
+    double *p = calloc((size_t)(np > 0 ? np : 1), sizeof(double));
+    double *u = calloc((size_t)(nu > 0 ? nu : 1), sizeof(double));
+    double *grad = calloc((size_t)(np > 0 ? np : 1), sizeof(double));
+    double *fd = calloc((size_t)(np > 0 ? np : 1), sizeof(double));
+    if (!p || !u || !grad || !fd) {
+        fprintf(stderr, "mbsens: out of memory\n");
+        return 1;
+    }
+    for (int j = 0; j < np; ++j) p[j] = m->p_default ? m->p_default[j] : 0;
+    mb_sens_problem pr;
+    mb_sens_problem_default(&pr, m);
+    pr.p = p;
+    pr.u = u;
+    mb_sens_options o;
+    mb_sens_options_default(&o, m);
+    o.rtol = o.atol = 1e-8;
+    double fd_rel = 0, v;
+    long repeat = 1;
+    int integrator_given = 0;
+    for (int i = 1; i < argc; ++i) {
+        const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout, argv[0]);
+            return 0;
+        }
+        if (!val) {
+            fprintf(stderr, "mbsens: %s needs a value (or is unknown)\n", a);
+            usage(stderr, argv[0]);
+            return 2;
+        }
+        ++i;
+        if (!strcmp(a, "--objective")) {
+            if ((pr.objective = mb_sens_objective_index(m, val)) < 0) {
+                fprintf(stderr, "mbsens: model %s has no objective '%s' (it has:", m->name, val);
+                for (int k = 0; k < m->nobj; ++k) fprintf(stderr, " %s", m->objectives[k].name);
+                fprintf(stderr, ")\n");
+                return 2;
+            }
+        } else if (!strcmp(a, "--method")) {
+            if (mb_sens_method_parse(val, &o.method)) {
+                fprintf(stderr, "mbsens: --method: '%s' is not ddm or avm\n", val);
+                return 2;
+            }
+        } else if (!strcmp(a, "--integrator")) {
+            if (mb_integrator_parse(val, &o.integrator)) {
+                fprintf(stderr, "mbsens: --integrator: '%s' is not rk4, dopri5 or trapezoidal\n", val);
+                return 2;
+            }
+            integrator_given = 1;
+        } else if (!strcmp(a, "--step")) {
+            if (parse_num(a, val, &o.step) || !(o.step > 0)) return 2;
+        } else if (!strcmp(a, "--t-end")) {
+            if (parse_num(a, val, &pr.t_end)) return 2;
+        } else if (!strcmp(a, "--tolerance")) {
+            if (parse_num(a, val, &o.rtol) || !(o.rtol > 0)) return 2;
+            o.atol = o.rtol;
+        } else if (!strcmp(a, "--checkpoints")) {
+            if (parse_num(a, val, &v) || v < 0 || v != floor(v) || v > 1e9) return 2;
+            o.checkpoints = (int)v;
+        } else if (!strcmp(a, "--newton-tol")) {
+            if (parse_num(a, val, &o.newton_tol) || !(o.newton_tol > 0)) return 2;
+        } else if (!strcmp(a, "--set")) {
+            int k = parse_assign(a, val, m->p_names, np, &v);
+            if (k < 0) return 2;
+            p[k] = v;
+        } else if (!strcmp(a, "--input")) {
+            int k = parse_assign(a, val, m->u_names, nu, &v);
+            if (k < 0) return 2;
+            u[k] = v;
+        } else if (!strcmp(a, "--fd")) {
+            if (parse_num(a, val, &fd_rel) || !(fd_rel > 0)) return 2;
+        } else if (!strcmp(a, "--repeat")) {
+            if (parse_num(a, val, &v) || v < 1 || v != floor(v)) return 2;
+            repeat = (long)v;
+        } else {
+            fprintf(stderr, "mbsens: unknown option %s\n", a);
+            usage(stderr, argv[0]);
+            return 2;
+        }
+    }
+    if (o.method == MB_SENS_AVM && !integrator_given) o.integrator = MB_INTEGRATOR_TRAPEZOIDAL;
+
+    char err[MB_ERRLEN] = "";
+    double psi = 0;
+    mb_sens_stats st;
+    double t0 = now();
+    for (long r = 0; r < repeat; ++r)
+        if (mb_sens_run(&pr, &o, &psi, grad, &st, err, sizeof err)) {
+            fprintf(stderr, "mbsens: %s\n", err);
+            return 1;
+        }
+    double secs = (now() - t0) / repeat;
+    printf("model %s\nobjective %s\nmethod %s\nintegrator %s\n", m->name, m->objectives[pr.objective].name,
+           o.method == MB_SENS_AVM ? "avm" : "ddm", mb_integrator_name(o.integrator));
+    printf("step %.17g\nt_end %.17g\npsi %.17g\n", o.step, pr.t_end, psi);
+    for (int j = 0; j < np; ++j) printf("grad.%s %.17g\n", m->p_names[j], grad[j]);
+    printf("steps %ld\nrecomputed_steps %ld\nfactorizations %ld\nrhs_evals %ld\nstored_states %ld\nseconds %.6g\n",
+           st.steps, st.recomputed_steps, st.factorizations, st.rhs_evals, st.stored_states, secs);
+    if (fd_rel > 0) {
+        /* Whole simulations with the same discretization, psi alone. */
+        mb_sens_options of = o;
+        of.psi_only = 1;
+        double t1 = now();
+        for (int j = 0; j < np; ++j) {
+            double pj = p[j], d = fd_rel * fmax(1.0, fabs(pj)), hi, lo;
+            p[j] = pj + d;
+            int rc = mb_sens_run(&pr, &of, &hi, NULL, NULL, err, sizeof err);
+            p[j] = pj - d;
+            if (!rc) rc = mb_sens_run(&pr, &of, &lo, NULL, NULL, err, sizeof err);
+            p[j] = pj;
+            if (rc) {
+                fprintf(stderr, "mbsens: finite differences, parameter %s: %s\n", m->p_names[j], err);
+                return 1;
+            }
+            fd[j] = (hi - lo) / (2 * d);
+            printf("fd.%s %.17g\n", m->p_names[j], fd[j]);
+        }
+        printf("fd_seconds %.6g\n", now() - t1);
+    }
+    free(p);
+    free(u);
+    free(grad);
+    free(fd);
+    return 0;
+}
