@@ -27,5 +27,7 @@ void oscillator_forward_dynamics(const mb_args *a, mb_real *out);
 void oscillator_forward_dynamics_dz(const mb_args *a, mb_real *out);
 void oscillator_forward_dynamics_dzd(const mb_args *a, mb_real *out);
 void oscillator_forward_dynamics_dp(const mb_args *a, mb_real *out);
+void oscillator_objective_wobble_integrand(const mb_args *a, mb_real *out);
+void oscillator_objective_wobble_terminal(const mb_args *a, mb_real *out);
 
 #endif

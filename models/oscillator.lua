@@ -16,5 +16,11 @@ prismatic "slide" { parent = "ground", child = "mass", axis = { 1, 0, 0 } }
 joint_spring "spring" { joint = "slide", stiffness = k, rest = 0, damping = 0 }
 point "centre" { body = "mass", at = { 0, 0, 0 } }
 
+-- For the sensitivity tests (closed form): psi = integral of x^2 dt + xd(t_end).
+objective "wobble" {
+  integrand = function(t, s) return s.z.slide ^ 2 end,
+  terminal = function(s) return s.zd.slide end,
+}
+
 initial  { slide = x0 }
 simulate { t_end = 2, step = 1e-3, integrator = "rk4" }
