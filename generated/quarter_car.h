@@ -18,6 +18,7 @@ void quarter_car_forces(const mb_args *a, mb_real *out);
 void quarter_car_inverse_dynamics(const mb_args *a, mb_real *out);
 void quarter_car_inverse_dynamics_dz(const mb_args *a, mb_real *out);
 void quarter_car_inverse_dynamics_dzd(const mb_args *a, mb_real *out);
+void quarter_car_inverse_dynamics_tangent(const mb_args *a, mb_real *out);
 void quarter_car_inverse_dynamics_dp(const mb_args *a, mb_real *out);
 void quarter_car_energy(const mb_args *a, mb_real *out);
 void quarter_car_forward_dynamics(const mb_args *a, mb_real *out);
