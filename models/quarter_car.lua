@@ -7,6 +7,10 @@
 model "quarter_car"
 description "Quarter-car suspension: tune spring and damper for comfort against travel (invented data)"
 
+-- Zero gravity: the coordinates are measured from the static equilibrium, where gravity and the static
+-- spring forces cancel.
+gravity { 0, 0, 0 }
+
 design { ks = 20000.0, cs = 1500.0 }
 parameter { W = 2000.0 }
 
