@@ -121,6 +121,10 @@ typedef struct mb_model {
     /* Objectives (issue 8, sensitivity analysis): nobj of them, in declaration order. */
     int nobj;
     const mb_objective *objectives;
+    /* Closed-loop sensitivities (issue 8): partials of the velocity constraint Phi_z zd + Phi_t and of
+     * Phi_z zdd with respect to z (nc x nz) and p (nc x np), and d(Phi_z' w)/dp (nz x np). */
+    mb_fn *constraint_vel_dz, *constraint_vel_dp, *constraint_acc_dz, *constraint_acc_dp;
+    mb_fn *constraints_dz_tw_dp;
 } mb_model;
 
 #endif

@@ -61,10 +61,19 @@ int mb_sens_run(const mb_sens_problem *pr, const mb_sens_options *o, double *psi
     if (pr->objective < 0 || pr->objective >= m->nobj)
         return mb_fail(err, errlen, MB_ERR_ARG, "sens: objective index %d outside 0..%d", pr->objective, m->nobj - 1);
     if (m->np < 1) return mb_fail(err, errlen, MB_ERR_MODEL, "sens: model %s has no design parameters", name);
-    if (m->nc > 0)
-        return mb_fail(err, errlen, MB_ERR_MODEL,
-                       "sens: model %s has closed loops; sensitivities of the matrix_r formulation are not implemented yet",
-                       name);
+    if (m->nc > 0) {
+        if (o->method == MB_SENS_AVM || o->integrator == MB_INTEGRATOR_TRAPEZOIDAL)
+            return mb_fail(err, errlen, MB_ERR_ARG,
+                           "sens: model %s has closed loops: only the DDM with rk4 or dopri5 (Matrix R) is implemented",
+                           name);
+        if (!m->constraints || !m->constraints_dz || !m->constraints_dp || !m->constraint_bias ||
+            !m->constraint_bias_dz || !m->constraint_bias_dzd || !m->constraint_bias_dp || !m->constraints_dz_tw_dz ||
+            !m->constraint_vel_dz || !m->constraint_vel_dp || !m->constraint_acc_dz || !m->constraint_acc_dp ||
+            !m->constraints_dz_tw_dp || !m->inverse_dynamics || !m->inverse_dynamics_dz || !m->inverse_dynamics_dzd ||
+            !m->inverse_dynamics_dp || !m->mass || !m->forces)
+            return mb_fail(err, errlen, MB_ERR_MODEL, "sens: model %s lacks the constraint derivatives closed-loop "
+                           "sensitivities need", name);
+    }
     if (!(pr->t_end > pr->t0) || !isfinite(pr->t_end) || !isfinite(pr->t0))
         return mb_fail(err, errlen, MB_ERR_ARG, "sens: t_end = %g must be finite and after t0 = %g", pr->t_end, pr->t0);
     if (!finite_all(pr->p, m->np) || !finite_all(pr->u, m->nu) || !finite_all(pr->z0, m->nz) ||
@@ -84,7 +93,8 @@ int mb_sens_run(const mb_sens_problem *pr, const mb_sens_options *o, double *psi
             return mb_fail(err, errlen, MB_ERR_MODEL, "sens: model %s lacks inverse dynamics derivatives", name);
         if (!(o->newton_tol > 0) || o->newton_max_iter < 1)
             return mb_fail(err, errlen, MB_ERR_ARG, "sens: newton_tol must be > 0 and newton_max_iter >= 1");
-    } else if (!m->forward_dynamics || !m->forward_dynamics_dz || !m->forward_dynamics_dzd || !m->forward_dynamics_dp) {
+    } else if (m->nc == 0 && (!m->forward_dynamics || !m->forward_dynamics_dz || !m->forward_dynamics_dzd ||
+                                !m->forward_dynamics_dp)) {
         return mb_fail(err, errlen, MB_ERR_MODEL, "sens: model %s lacks forward dynamics derivatives", name);
     }
     if (o->checkpoints < 0) return mb_fail(err, errlen, MB_ERR_ARG, "sens: checkpoints %d must be >= 0", o->checkpoints);

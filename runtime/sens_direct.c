@@ -205,7 +205,9 @@ int mb_sens_ddm(const mb_sens_problem *pr, const mb_sens_options *o, double *psi
     if (zds) memcpy(zd0, zds, (size_t)m->nz * sizeof(double));
     *psi = 0;
     memset(grad, 0, (size_t)c.ns * sizeof(double));
-    if (o->integrator == MB_INTEGRATOR_TRAPEZOIDAL)
+    if (m->nc > 0)
+        rc = mb_sens_ddm_mr(&c, pr, o, z0, zd0, psi, grad, st, err, errlen);
+    else if (o->integrator == MB_INTEGRATOR_TRAPEZOIDAL)
         rc = ddm_trapezoidal(&c, pr, o, z0, zd0, psi, grad, st, err, errlen);
     else
         rc = ddm_explicit(&c, pr, o, z0, zd0, psi, grad, st, err, errlen);

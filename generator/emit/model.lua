@@ -5,6 +5,7 @@ local TF = require "dynamics.tree_functions"
 local CF = require "dynamics.constraint_functions"
 local errors = require "model.errors"
 local OF = require "dynamics.objective_functions"
+local CS = require "dynamics.constraint_sensitivity"
 
 local M = {}
 
@@ -152,7 +153,9 @@ function M.generate(tree, source_text, opts)
   local n = #tree.bodies
   local built = TF.build(tree)
   local fns, byname = built.functions, {}
-  for _, f in ipairs(CF.build(tree, built)) do fns[#fns + 1] = f end
+  local cfns = CF.build(tree, built)
+  for _, f in ipairs(cfns) do fns[#fns + 1] = f end
+  for _, f in ipairs(CS.build(tree, built, cfns)) do fns[#fns + 1] = f end
   local ofns, objectives = OF.build(tree, built)
   for _, f in ipairs(ofns) do fns[#fns + 1] = f end
   fns = select_functions(fns, opts and opts.functions, tree)
@@ -308,6 +311,9 @@ function M.generate(tree, source_text, opts)
     if patterns[slot] then T[#T + 1] = string.format("    .%s_pattern = %s,", slot, patterns[slot]) end
   end
   if #objectives > 0 then T[#T + 1] = string.format("    .nobj = %d, .objectives = %s,", #objectives, objs_ref) end
+  for _, f in ipairs(fns) do
+    if CS.SLOTS[f.name] then T[#T + 1] = string.format("    .%s = %s_%s,", f.name, name, f.name) end
+  end
   T[#T + 1] = "};"
   L[#L + 1] = table.concat(T, "\n")
   L[#L + 1] = ""

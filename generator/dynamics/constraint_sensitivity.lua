@@ -1,0 +1,58 @@
+-- dynamics/constraint_sensitivity.lua: the constraint derivatives closed-loop sensitivities need beyond issue 7's set.
+local E = require "sym.expr"
+local D = require "sym.diff"
+
+local M = {}
+
+-- The mb_model fields these functions fill (runtime/mb_model.h, the sensitivity block at its end).
+M.SLOTS = { constraint_vel_dz = true, constraint_vel_dp = true, constraint_acc_dz = true, constraint_acc_dp = true,
+            constraints_dz_tw_dp = true }
+
+local function flat(J, rows, cols)
+  local out = {}
+  for j = 1, cols do for i = 1, rows do out[#out + 1] = J[i][j] end end
+  return out
+end
+
+-- From the constraint functions already built (cfns: constraints_dz, constraints_dt), the partials of
+--   the velocity constraint  v = Phi_z zd + Phi_t:   constraint_vel_dz, constraint_vel_dp
+--   the acceleration part    a = Phi_z zdd:          constraint_acc_dz, constraint_acc_dp
+--   the reaction             Phi_z' w:               constraints_dz_tw_dp
+-- (bias_dz/_dzd/_dp complete the acceleration constraint Phi_z zdd + bias). Empty without constraints.
+function M.build(tree, built, cfns)
+  local by = {}
+  for _, f in ipairs(cfns) do by[f.name] = f end
+  local Jf, Tf = by.constraints_dz, by.constraints_dt
+  if not Jf or not Tf then return {} end
+  local syms, ps = built.symbols, built.psyms or {}
+  local nc, n = Jf.rows, Jf.cols
+  local function J(i, j) return Jf.exprs[(j - 1) * nc + i] end
+  local vel, acc, tw = {}, {}, {}
+  for i = 1, nc do
+    local tv, ta = { Tf.exprs[i] }, {}
+    for j = 1, n do
+      tv[#tv + 1] = J(i, j) * syms.zd[j]
+      ta[#ta + 1] = J(i, j) * syms.zdd[j]
+    end
+    vel[i], acc[i] = E.sum(tv), E.sum(ta)
+  end
+  for c = 1, n do
+    local terms = {}
+    for i = 1, nc do terms[#terms + 1] = J(i, c) * E.symbol("w", i - 1, "w" .. i) end
+    tw[c] = E.sum(terms)
+  end
+  local fns = {}
+  local function add(name, rows, cols, exprs)
+    fns[#fns + 1] = { name = name, rows = rows, cols = cols, exprs = exprs, matrix = true }
+  end
+  add("constraint_vel_dz", nc, n, flat(D.jacobian(vel, syms.z), nc, n))
+  add("constraint_acc_dz", nc, n, flat(D.jacobian(acc, syms.z), nc, n))
+  if #ps > 0 then
+    add("constraint_vel_dp", nc, #ps, flat(D.jacobian(vel, ps), nc, #ps))
+    add("constraint_acc_dp", nc, #ps, flat(D.jacobian(acc, ps), nc, #ps))
+    add("constraints_dz_tw_dp", n, #ps, flat(D.jacobian(tw, ps), n, #ps))
+  end
+  return fns
+end
+
+return M
