@@ -32,5 +32,7 @@ void fourbar_planar_constraint_bias(const mb_args *a, mb_real *out);
 void fourbar_planar_constraint_bias_dz(const mb_args *a, mb_real *out);
 void fourbar_planar_constraint_bias_dzd(const mb_args *a, mb_real *out);
 void fourbar_planar_constraints_dz_tw_dz(const mb_args *a, mb_real *out);
+void fourbar_planar_constraint_vel_dz(const mb_args *a, mb_real *out);
+void fourbar_planar_constraint_acc_dz(const mb_args *a, mb_real *out);
 
 #endif

@@ -6,7 +6,7 @@
 
 #define fourbar_spatial_NZ 4
 #define fourbar_spatial_NC 3
-#define fourbar_spatial_NP 0
+#define fourbar_spatial_NP 3
 #define fourbar_spatial_NU 0
 #define fourbar_spatial_NB 4
 #define fourbar_spatial_NPT 1
@@ -19,18 +19,29 @@ void fourbar_spatial_inverse_dynamics(const mb_args *a, mb_real *out);
 void fourbar_spatial_inverse_dynamics_dz(const mb_args *a, mb_real *out);
 void fourbar_spatial_inverse_dynamics_dzd(const mb_args *a, mb_real *out);
 void fourbar_spatial_inverse_dynamics_tangent(const mb_args *a, mb_real *out);
+void fourbar_spatial_inverse_dynamics_dp(const mb_args *a, mb_real *out);
 void fourbar_spatial_energy(const mb_args *a, mb_real *out);
 void fourbar_spatial_points(const mb_args *a, mb_real *out);
 void fourbar_spatial_points_dz(const mb_args *a, mb_real *out);
 void fourbar_spatial_forward_dynamics(const mb_args *a, mb_real *out);
 void fourbar_spatial_forward_dynamics_dz(const mb_args *a, mb_real *out);
 void fourbar_spatial_forward_dynamics_dzd(const mb_args *a, mb_real *out);
+void fourbar_spatial_forward_dynamics_dp(const mb_args *a, mb_real *out);
 void fourbar_spatial_constraints(const mb_args *a, mb_real *out);
 void fourbar_spatial_constraints_dz(const mb_args *a, mb_real *out);
+void fourbar_spatial_constraints_dp(const mb_args *a, mb_real *out);
 void fourbar_spatial_constraints_dt(const mb_args *a, mb_real *out);
 void fourbar_spatial_constraint_bias(const mb_args *a, mb_real *out);
 void fourbar_spatial_constraint_bias_dz(const mb_args *a, mb_real *out);
 void fourbar_spatial_constraint_bias_dzd(const mb_args *a, mb_real *out);
+void fourbar_spatial_constraint_bias_dp(const mb_args *a, mb_real *out);
 void fourbar_spatial_constraints_dz_tw_dz(const mb_args *a, mb_real *out);
+void fourbar_spatial_constraint_vel_dz(const mb_args *a, mb_real *out);
+void fourbar_spatial_constraint_acc_dz(const mb_args *a, mb_real *out);
+void fourbar_spatial_constraint_vel_dp(const mb_args *a, mb_real *out);
+void fourbar_spatial_constraint_acc_dp(const mb_args *a, mb_real *out);
+void fourbar_spatial_constraints_dz_tw_dp(const mb_args *a, mb_real *out);
+void fourbar_spatial_objective_sway_integrand(const mb_args *a, mb_real *out);
+void fourbar_spatial_objective_sway_terminal(const mb_args *a, mb_real *out);
 
 #endif

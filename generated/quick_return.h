@@ -32,5 +32,7 @@ void quick_return_constraint_bias(const mb_args *a, mb_real *out);
 void quick_return_constraint_bias_dz(const mb_args *a, mb_real *out);
 void quick_return_constraint_bias_dzd(const mb_args *a, mb_real *out);
 void quick_return_constraints_dz_tw_dz(const mb_args *a, mb_real *out);
+void quick_return_constraint_vel_dz(const mb_args *a, mb_real *out);
+void quick_return_constraint_acc_dz(const mb_args *a, mb_real *out);
 
 #endif

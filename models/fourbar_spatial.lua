@@ -16,12 +16,15 @@ description "Spatial four-bar: crank (R), rod (U at the crank, S loop at the fol
 gravity { 0, 0, -9.81 }
 parameter { Lc = 1.5, Lr = 4.0, Lf = 2.0, Lg = 5.0 }
 
-local function bar(name, L)
-  body(name) { mass = L, com = { L / 2, 0, 0 }, inertia = { 0, L * L * L / 12, L * L * L / 12 } }
+-- Bar masses are design parameters (1 kg per metre by default) for the sensitivity tests; the lengths
+-- stay constants because the initial assembly below is computed from them in closed form.
+design { m_crank = Lc, m_rod = Lr, m_follower = Lf }
+local function bar(name, L, m)
+  body(name) { mass = m, com = { L / 2, 0, 0 }, inertia = { 0, m * L * L / 12, m * L * L / 12 } }
 end
-bar("crank", Lc)
-bar("rod", Lr)
-bar("follower", Lf)
+bar("crank", Lc, m_crank)
+bar("rod", Lr, m_rod)
+bar("follower", Lf, m_follower)
 
 -- Joint frames: crank joint z = ground x (rows of R: ground axes in joint coordinates' columns);
 -- follower joint z = ground y, joint x = ground x.
@@ -33,6 +36,12 @@ revolute  "follower" { parent = "ground", child = "follower", origin = { Lg, 0, 
 loop "ball" { type = "spherical", a = { "rod", { Lr, 0, 0 } }, b = { "follower", { Lf, 0, 0 } } }
 
 point "rod_mid" { body = "rod", at = { Lr / 2, 0, 0 } }
+
+-- For the sensitivity tests: the rod's mid-point height and the follower's final rate.
+objective "sway" {
+  integrand = function(t, s) return s.point.rod_mid.pos[3] ^ 2 end,
+  terminal = function(s) return s.zd.follower ^ 2 end,
+}
 
 -- Assembly at crank angle th: C = (0, Lc cos th, Lc sin th), D(phi) = (Lg + Lf cos phi, 0, -Lf sin phi).
 local th = 0

@@ -25,6 +25,8 @@ void mb_sens_options_default(mb_sens_options *o, const mb_model *m) {
         mb_integrator i;
         if (m->simulate.integrator && mb_integrator_parse(m->simulate.integrator, &i) == MB_OK) o->integrator = i;
         if (m->simulate.step > 0) o->step = m->simulate.step;
+        /* Closed loops run the Matrix R DDM, on an explicit integrator only. */
+        if (m->nc > 0 && o->integrator == MB_INTEGRATOR_TRAPEZOIDAL) o->integrator = MB_INTEGRATOR_RK4;
     }
 }
 

@@ -77,7 +77,8 @@ typedef struct {
 
 /* t0 = 0, t_end = m->simulate.t_end, objective 0, the model's p, z0, zd0; m may be NULL. */
 void mb_sens_problem_default(mb_sens_problem *pr, const mb_model *m);
-/* DDM with the model's simulate integrator and step (rk4 when unknown), rtol = atol = 1e-8,
+/* DDM with the model's simulate integrator and step (rk4 when unknown, and for closed loops when the
+ * model says trapezoidal), rtol = atol = 1e-8,
  * newton_tol 1e-12, newton_max_iter 20, checkpoints 0, max_steps 1e8. */
 void mb_sens_options_default(mb_sens_options *o, const mb_model *m);
 /* Index of the objective called name, or -1. */
