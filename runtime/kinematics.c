@@ -419,6 +419,17 @@ int mb_kin_prefer(mb_kin *k, const double *v) {
     return MB_OK;
 }
 
+int mb_kin_set_independent(mb_kin *k, const int *ind, int count) {
+    if (k->dof < 0 || count != k->dof) return MB_ERR_ARG;
+    for (int c = 0; c < k->nz; ++c) k->is_ind[c] = 0;
+    for (int j = 0; j < count; ++j) {
+        if (ind[j] < 0 || ind[j] >= k->nz || k->is_ind[ind[j]]) return MB_ERR_ARG;
+        k->is_ind[ind[j]] = 1;
+    }
+    lists_from_flags(k);
+    return MB_OK;
+}
+
 int mb_kin_dof(const mb_kin *k) { return k->dof; }
 int mb_kin_rank(const mb_kin *k) { return k->rank; }
 const int *mb_kin_independent(const mb_kin *k) { return k->ind; }

@@ -68,6 +68,11 @@ int mb_kin_violation(mb_kin *k, double t, const double *z, const double *zd, con
  * velocities the user gave are the ones held). No effect with a user choice. */
 int mb_kin_prefer(mb_kin *k, const double *v);
 
+/* Restores a choice saved from mb_kin_independent (count = dof entries), so a stretch of a run can be
+ * replayed exactly (the adjoint of sens_matrix_r.c does); it is factored, and re-chosen only if
+ * ill-conditioned, at the next mb_kin_factor. MB_ERR_ARG before the first choice or for a bad list. */
+int mb_kin_set_independent(mb_kin *k, const int *ind, int count);
+
 int mb_kin_dof(const mb_kin *k);            /* -1 before the first mb_kin_factor */
 int mb_kin_rank(const mb_kin *k);
 const int *mb_kin_independent(const mb_kin *k);  /* dof indices, ascending */

@@ -64,10 +64,10 @@ int mb_sens_run(const mb_sens_problem *pr, const mb_sens_options *o, double *psi
         return mb_fail(err, errlen, MB_ERR_ARG, "sens: objective index %d outside 0..%d", pr->objective, m->nobj - 1);
     if (m->np < 1) return mb_fail(err, errlen, MB_ERR_MODEL, "sens: model %s has no design parameters", name);
     if (m->nc > 0) {
-        if (o->method == MB_SENS_AVM || o->integrator == MB_INTEGRATOR_TRAPEZOIDAL)
+        if (o->integrator == MB_INTEGRATOR_TRAPEZOIDAL || (o->method == MB_SENS_AVM && o->integrator != MB_INTEGRATOR_RK4))
             return mb_fail(err, errlen, MB_ERR_ARG,
-                           "sens: model %s has closed loops: only the DDM with rk4 or dopri5 (Matrix R) is implemented",
-                           name);
+                           "sens: model %s has closed loops (Matrix R): the DDM runs on rk4 or dopri5, the AVM on rk4 "
+                           "(got %s)", name, mb_integrator_name(o->integrator));
         if (!m->constraints || !m->constraints_dz || !m->constraints_dp || !m->constraint_bias ||
             !m->constraint_bias_dz || !m->constraint_bias_dzd || !m->constraint_bias_dp || !m->constraints_dz_tw_dz ||
             !m->constraint_vel_dz || !m->constraint_vel_dp || !m->constraint_acc_dz || !m->constraint_acc_dp ||
@@ -86,7 +86,7 @@ int mb_sens_run(const mb_sens_problem *pr, const mb_sens_options *o, double *psi
         return mb_fail(err, errlen, MB_ERR_ARG, "sens: step %g must be positive", o->step);
     if (o->integrator == MB_INTEGRATOR_DOPRI5 && !(o->rtol > 0 && o->atol > 0))
         return mb_fail(err, errlen, MB_ERR_ARG, "sens: dopri5 needs positive rtol and atol");
-    if (o->method == MB_SENS_AVM && o->integrator != MB_INTEGRATOR_TRAPEZOIDAL)
+    if (o->method == MB_SENS_AVM && m->nc == 0 && o->integrator != MB_INTEGRATOR_TRAPEZOIDAL)
         return mb_fail(err, errlen, MB_ERR_ARG, "sens: the adjoint method runs on the trapezoidal rule only (got %s)",
                        mb_integrator_name(o->integrator));
     if (o->integrator == MB_INTEGRATOR_TRAPEZOIDAL || o->method == MB_SENS_AVM) {

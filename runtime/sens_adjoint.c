@@ -108,6 +108,20 @@ int mb_sens_avm(const mb_sens_problem *pr, const mb_sens_options *o, double *psi
     int rc = sens_ctx_init(&c, pr, o, err, errlen);
     if (rc) return rc;
     int n = m->nz, np = m->np;
+    if (m->nc > 0) {
+        double *zz = calloc(2 * (size_t)n, sizeof(double));
+        if (!zz) {
+            sens_ctx_free(&c);
+            return mb_fail(err, errlen, MB_ERR_ALLOC, "sens: out of memory");
+        }
+        const double *zs = pr->z0 ? pr->z0 : m->z0, *zds = pr->zd0 ? pr->zd0 : m->zd0;
+        if (zs) memcpy(zz, zs, (size_t)n * sizeof(double));
+        if (zds) memcpy(zz + n, zds, (size_t)n * sizeof(double));
+        rc = mb_sens_avm_mr(&c, pr, o, zz, zz + n, psi, grad, st, err, errlen);
+        free(zz);
+        sens_ctx_free(&c);
+        return rc;
+    }
     size_t x3 = 3 * (size_t)n;
     long N = mb_fixed_step_count(pr->t0, pr->t_end, o->step);
     if (o->max_steps > 0 && N > o->max_steps) {

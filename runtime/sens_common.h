@@ -48,9 +48,13 @@ int sens_trap_step(sens_ctx *c, double t1, double h, const double *z0, const dou
 /* T = M + h/2 C + h^2/4 K into c->T from c->K, c->C, c->M (h = 0: T = M). */
 void sens_iteration_matrix(sens_ctx *c, double h);
 
-/* The DDM of closed loops (sens_direct_mr.c): rk4 or dopri5 on the Matrix R formulation, from the
+/* The DDM of closed loops (sens_matrix_r.c): rk4 or dopri5 on the Matrix R formulation, from the
  * initial guess z0, zd0 (assembled there); called by mb_sens_ddm for models with constraints. */
 int mb_sens_ddm_mr(sens_ctx *c, const mb_sens_problem *pr, const mb_sens_options *o, const double *z0,
+                   const double *zd0, double *psi, double *grad, mb_sens_stats *st, char *err, size_t errlen);
+
+/* The AVM of closed loops (sens_matrix_r.c): the discrete adjoint of rk4 on the Matrix R formulation. */
+int mb_sens_avm_mr(sens_ctx *c, const mb_sens_problem *pr, const mb_sens_options *o, const double *z0,
                    const double *zd0, double *psi, double *grad, mb_sens_stats *st, char *err, size_t errlen);
 
 #endif

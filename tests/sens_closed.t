@@ -1,6 +1,6 @@
 #!/usr/bin/env lua5.4
--- sens_closed.t: `mbgen sens` on closed loops (Matrix R DDM): fivebar's three objectives and fourbar_spatial
--- against central differences of whole simulations, rk4 against dopri5.
+-- sens_closed.t: `mbgen sens` on closed loops (Matrix R, rk4): fivebar's three objectives and fourbar_spatial,
+-- DDM against central differences of whole simulations and against the AVM, rk4 against dopri5.
 local H = dofile((arg[0]:match("^(.-)tests/[^/]*$") or "./") .. "tests/lib/harness.lua")
 local tap = require "tap"
 
@@ -34,6 +34,12 @@ for _, obj in ipairs { "psi1", "psi2", "psi3" } do
   if ok then
     local w, at = worst(kv, kv, "grad.", "fd.", names)
     tap.ok(w < 1e-6, string.format("fivebar %s: DDM = central differences of whole runs (worst %.2g at %s)", obj, w, tostring(at)))
+    local oka, outa, av = sens("models/fivebar.lua --cflags -O0 --t-end 0.1 --method avm --checkpoints 3 --objective " .. obj)
+    if not tap.ok(oka and av.integrator == "rk4", "fivebar " .. obj .. ": AVM runs on rk4") then tap.diag(outa) end
+    if oka then
+      w, at = worst(av, kv, "grad.", "grad.", names)
+      tap.ok(w < 1e-9, string.format("fivebar %s: AVM = DDM (worst %.2g at %s)", obj, w, tostring(at)))
+    end
   end
 end
 local ok, out, rk, names = sens("models/fivebar.lua --cflags -O0 --t-end 0.1 --objective psi3")
@@ -50,5 +56,15 @@ if not tap.ok(ok3 and #fnames == 3 and fb.integrator == "rk4", "fourbar_spatial:
 if ok3 then
   local w, at = worst(fb, fb, "grad.", "fd.", fnames)
   tap.ok(w < 1e-6, string.format("fourbar_spatial: DDM = central differences of whole runs (worst %.2g at %s)", w, tostring(at)))
+end
+-- The adjoint over the same 2 s, which re-choose the independent coordinate once (near t = 0.51 s):
+-- the replay between checkpoints restores the choices, so it differentiates the same scheme.
+for _, k in ipairs { 0, 1, 7 } do
+  local oka, outa, av = sens("models/fourbar_spatial.lua --cflags -O0 --t-end 2 --method avm --checkpoints " .. k)
+  if not tap.ok(oka and av.psi == fb.psi, "fourbar_spatial: AVM with " .. k .. " checkpoints runs, same psi") then tap.diag(outa) end
+  if oka and ok3 then
+    local w, at = worst(av, fb, "grad.", "grad.", fnames)
+    tap.ok(w < 1e-9, string.format("fourbar_spatial: AVM (K = %d) = DDM (worst %.2g at %s)", k, w, tostring(at)))
+  end
 end
 tap.done_testing()

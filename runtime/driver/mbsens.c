@@ -154,7 +154,9 @@ int main(int argc, char **argv) {
             return 2;
         }
     }
-    if (o.method == MB_SENS_AVM && !integrator_given) o.integrator = MB_INTEGRATOR_TRAPEZOIDAL;
+    /* The adjoint runs on the trapezoidal rule for trees and on rk4 for closed loops. */
+    if (o.method == MB_SENS_AVM && !integrator_given)
+        o.integrator = m->nc > 0 ? MB_INTEGRATOR_RK4 : MB_INTEGRATOR_TRAPEZOIDAL;
 
     char err[MB_ERRLEN] = "";
     double psi = 0;

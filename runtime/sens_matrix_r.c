@@ -1,0 +1,545 @@
+/* sens_matrix_r.c: DDM and AVM for closed loops: Matrix R dynamics, full-coordinate sensitivities kept on the constraints. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "formulation_matrix_r.h"
+#include "sens_common.h"
+#include "sens_direct.h"
+
+/* The augmented state is [z, zd, S, Sd, psi, grad] as for trees, integrated by rk4 or dopri5. Each
+ * evaluation mirrors mb_mr_rhs: the dependent z and zd are re-assembled from the independent ones, and so
+ * are the dependent rows of S and Sd, from the linearized constraints
+ *     Phi_z S + Phi_p = 0,     Phi_z Sd + V_z S + V_p = 0          (V = Phi_z zd + Phi_t)
+ * holding the independent rows. Sdd solves the differentiated index-1 equations
+ *     M Sdd + Phi_z' Lambda = -((K + (Phi_z' lambda)_z) S + C Sd + r_p + (Phi_z' lambda)_p)
+ *     Phi_z Sdd = -((A_z + b_z) S + b_zd Sd + A_p + b_p)             (A = Phi_z zdd, b = bias)
+ * (K, C, r_p: derivatives of r = M zdd - Q; lambda from Phi_z' lambda = -r) by Matrix R:
+ * Sdd = X + R W with Phi_z X = rhs2 on the dependent rows and R'MR W = R'(rhs1 - M X). Because the
+ * sensitivities follow the scheme's own projections, the gradient is the derivative of the discrete psi. */
+
+typedef struct {
+    sens_ctx *c;
+    mb_mr *mr;
+    int nc, ns, dof;
+    int ldb;                              /* leading dimension of B: max(nc, dependent count), as mb_qrp_solve wants */
+    int with_p;                           /* 1: the columns are d/dp; 0: directions in (z_i, zd_i), no p terms */
+    double *z, *zd, *zdd, *r, *lam;       /* n, n, n, n, max(n, nc) */
+    double *Jz, *Jd, *B, *At;             /* nc x n, nc x n, max(n,nc) x ns, n x nc (Phi_z' for lambda) */
+    double *Vz, *Vp, *Az, *Ap, *bz, *bzd, *bp, *TWz, *TWp;
+    double *S, *Sd, *Sdd, *rhs1, *X, *R, *MR, *Mb, *W;
+    int *dep;
+    mb_linalg *qr, *ls;
+} mr_ctx;
+
+static void mr_free(mr_ctx *x) {
+    mb_mr_free(x->mr);
+    double *bufs[] = {x->z, x->zd, x->zdd, x->r, x->lam, x->Jz, x->Jd, x->B, x->At, x->Vz, x->Vp, x->Az, x->Ap,
+                      x->bz, x->bzd, x->bp, x->TWz, x->TWp, x->S, x->Sd, x->Sdd, x->rhs1, x->X, x->R, x->MR, x->Mb,
+                      x->W};
+    for (size_t i = 0; i < sizeof bufs / sizeof *bufs; ++i) free(bufs[i]);
+    free(x->dep);
+    mb_linalg_free(x->qr);
+    mb_linalg_free(x->ls);
+}
+
+/* cap: the most sensitivity columns an evaluation will carry (np for the DDM, more for the adjoint). */
+static int mr_init(mr_ctx *x, sens_ctx *c, int cap, char *err, size_t errlen) {
+    const mb_model *m = c->m;
+    memset(x, 0, sizeof *x);
+    x->c = c;
+    x->nc = m->nc;
+    x->ns = c->ns;
+    x->with_p = 1;
+    size_t n = (size_t)c->n, nc = (size_t)m->nc, ns = (size_t)(cap > 0 ? cap : 1), np = (size_t)(m->np > 0 ? m->np : 1);
+    size_t big = n > nc ? n : nc;
+    if (!(x->mr = mb_mr_create(m, NULL, err, errlen))) return MB_ERR_MODEL;
+    x->z = calloc(n, sizeof(double)), x->zd = calloc(n, sizeof(double)), x->zdd = calloc(n, sizeof(double));
+    x->r = calloc(n, sizeof(double)), x->lam = calloc(big, sizeof(double));
+    x->Jz = calloc(nc * n, sizeof(double)), x->Jd = calloc(nc * n, sizeof(double));
+    x->B = calloc(big * (ns > 1 ? ns : 1), sizeof(double)), x->At = calloc(n * nc, sizeof(double));
+    x->Vz = calloc(nc * n, sizeof(double)), x->Vp = calloc(nc * np, sizeof(double));
+    x->Az = calloc(nc * n, sizeof(double)), x->Ap = calloc(nc * np, sizeof(double));
+    x->bz = calloc(nc * n, sizeof(double)), x->bzd = calloc(nc * n, sizeof(double)), x->bp = calloc(nc * np, sizeof(double));
+    x->TWz = calloc(n * n, sizeof(double)), x->TWp = calloc(n * np, sizeof(double));
+    x->S = calloc(n * ns, sizeof(double)), x->Sd = calloc(n * ns, sizeof(double)), x->Sdd = calloc(n * ns, sizeof(double));
+    x->rhs1 = calloc(n * ns, sizeof(double)), x->X = calloc(n * ns, sizeof(double));
+    x->R = calloc(n * n, sizeof(double)), x->MR = calloc(n * n, sizeof(double)), x->Mb = calloc(n * n, sizeof(double));
+    x->W = calloc(n * ns, sizeof(double));
+    x->dep = calloc(n, sizeof(int));
+    x->qr = mb_linalg_create((int)big, (int)big, (int)(ns > 1 ? ns : 1), err, errlen);
+    x->ls = mb_linalg_create((int)big, (int)big, (int)(ns > 1 ? ns : 1), err, errlen);
+    if (!x->qr || !x->ls) return MB_ERR_ALLOC;
+    if (!x->z || !x->zd || !x->zdd || !x->r || !x->lam || !x->Jz || !x->Jd || !x->B || !x->At || !x->Vz || !x->Vp ||
+        !x->Az || !x->Ap || !x->bz || !x->bzd || !x->bp || !x->TWz || !x->TWp || !x->S || !x->Sd || !x->Sdd ||
+        !x->rhs1 || !x->X || !x->R || !x->MR || !x->Mb || !x->W || !x->dep)
+        return mb_fail(err, errlen, MB_ERR_ALLOC, "sens: out of memory (matrix_r sensitivities)");
+    return MB_OK;
+}
+
+/* Dependent rows of Y (n x ns) from Phi_d Y_d = RHS (nc x ns, in x->B with leading dimension big). */
+static int solve_dep(mr_ctx *x, int rank, int nd, double *Y, char *err, size_t errlen) {
+    int n = x->c->n, nc = x->nc, big = x->ldb;
+    int rc = mb_qrp_solve(x->qr, nc, nd, rank, x->Jd, x->ns, x->B, err, errlen);
+    if (rc) return rc;
+    for (int j = 0; j < x->ns; ++j)
+        for (int k = 0; k < nd; ++k) Y[x->dep[k] + (size_t)j * n] = x->B[k + (size_t)j * big];
+    return MB_OK;
+}
+
+/* The objective f at x's consistent state: val += w f, dval[j] += w (f_z S_j + f_zd Sd_j + f_zdd Sdd_j [+ f_p j]). */
+static int mr_objective(mr_ctx *x, mb_fn *f, double t, double w, double *val, double *dval, char *err, size_t errlen) {
+    sens_ctx *c = x->c;
+    int n = c->n, rc;
+    if (!f) return MB_OK;
+    if ((rc = sens_objective(c, f, t, x->z, x->zd, x->zdd, err, errlen))) return rc;
+    const double *g = c->obj;
+    *val += w * g[0];
+    for (int j = 0; j < x->ns; ++j) {
+        double s = x->with_p ? g[1 + 3 * n + j] : 0;
+        for (int i = 0; i < n; ++i)
+            s += g[1 + i] * x->S[i + (size_t)j * n] + g[1 + n + i] * x->Sd[i + (size_t)j * n] +
+                 g[1 + 2 * n + i] * x->Sdd[i + (size_t)j * n];
+        dval[j] += w * s;
+    }
+    return MB_OK;
+}
+
+/* y -> f (or, f NULL, just the consistent z, zd, zdd, S, Sd, Sdd in x). */
+static int mr_eval(mr_ctx *x, double t, const double *y, double *f, char *err, size_t errlen) {
+    sens_ctx *c = x->c;
+    const mb_model *m = c->m;
+    int n = c->n, nc = x->nc, ns = x->ns, big = n > nc ? n : nc, rc;
+    size_t nS = (size_t)n * ns;
+    memcpy(x->z, y, (size_t)n * sizeof(double));
+    memcpy(x->zd, y + n, (size_t)n * sizeof(double));
+    if ((rc = mb_mr_project(x->mr, t, x->z, x->zd, c->p, err, errlen))) return rc;
+    if ((rc = mb_mr_accel(x->mr, t, x->z, x->zd, c->u, c->p, x->zdd, err, errlen))) return rc;
+    if (ns > 0) {
+        mb_kin *kin = mb_mr_kin(x->mr);
+        int d = mb_kin_dof(kin), nd = 0, rank;
+        const int *ind = mb_kin_independent(kin);
+        char isind[4096];
+        if (n > (int)sizeof isind) return mb_fail(err, errlen, MB_ERR_ARG, "sens: more than %zu coordinates", sizeof isind);
+        memset(isind, 0, (size_t)n);
+        for (int k = 0; k < d; ++k) isind[ind[k]] = 1;
+        for (int k = 0; k < n; ++k)
+            if (!isind[k]) x->dep[nd++] = k;
+        big = x->ldb = nc > nd ? nc : nd;
+        mb_args a = {t, x->z, x->zd, x->zdd, c->u, c->p, NULL};
+        m->constraints_dz(&a, x->Jz);
+        for (int k = 0; k < nd; ++k) memcpy(x->Jd + (size_t)k * nc, x->Jz + (size_t)x->dep[k] * nc, (size_t)nc * sizeof(double));
+        if ((rc = mb_qrp_factor(x->qr, nc, nd, x->Jd, 0, &rank, err, errlen))) return rc;
+        const double *Sy = y + 2 * n, *Sdy = Sy + nS;
+        /* S: independent rows from y, dependent from Phi_z S = -Phi_p. */
+        memcpy(x->S, Sy, nS * sizeof(double));
+        m->constraints_dp(&a, x->Vp);
+        for (int j = 0; j < ns; ++j)
+            for (int i = 0; i < nc; ++i) {
+                double s = x->with_p ? x->Vp[i + (size_t)j * nc] : 0;
+                for (int k = 0; k < d; ++k) s += x->Jz[i + (size_t)ind[k] * nc] * x->S[ind[k] + (size_t)j * n];
+                x->B[i + (size_t)j * big] = -s;
+            }
+        if ((rc = solve_dep(x, rank, nd, x->S, err, errlen))) return rc;
+        /* Sd: Phi_z Sd = -(V_z S + V_p). */
+        memcpy(x->Sd, Sdy, nS * sizeof(double));
+        m->constraint_vel_dz(&a, x->Vz);
+        m->constraint_vel_dp(&a, x->Vp);
+        for (int j = 0; j < ns; ++j)
+            for (int i = 0; i < nc; ++i) {
+                double s = x->with_p ? x->Vp[i + (size_t)j * nc] : 0;
+                for (int k = 0; k < n; ++k) s += x->Vz[i + (size_t)k * nc] * x->S[k + (size_t)j * n];
+                for (int k = 0; k < d; ++k) s += x->Jz[i + (size_t)ind[k] * nc] * x->Sd[ind[k] + (size_t)j * n];
+                x->B[i + (size_t)j * big] = -s;
+            }
+        if ((rc = solve_dep(x, rank, nd, x->Sd, err, errlen))) return rc;
+        /* lambda from Phi_z' lambda = -r (least squares: redundant constraints give the minimum norm). */
+        m->inverse_dynamics(&a, x->r);
+        for (int i = 0; i < nc; ++i)
+            for (int k = 0; k < n; ++k) x->At[k + (size_t)i * n] = x->Jz[i + (size_t)k * nc];
+        for (int k = 0; k < n; ++k) x->lam[k] = -x->r[k];
+        int lrank;
+        if ((rc = mb_lstsq(x->ls, n, nc, 1, x->At, x->lam, 0, &lrank, err, errlen))) return rc;
+        mb_args aw = a;
+        aw.w = x->lam;
+        /* rhs1 = -((K + TWz) S + C Sd + r_p + TWp). */
+        m->inverse_dynamics_dz(&a, c->K);
+        m->inverse_dynamics_dzd(&a, c->C);
+        m->inverse_dynamics_dp(&a, c->Fp);
+        m->constraints_dz_tw_dz(&aw, x->TWz);
+        m->constraints_dz_tw_dp(&aw, x->TWp);
+        for (int j = 0; j < ns; ++j)
+            for (int i = 0; i < n; ++i) {
+                double s = x->with_p ? c->Fp[i + (size_t)j * n] + x->TWp[i + (size_t)j * n] : 0;
+                for (int k = 0; k < n; ++k)
+                    s += (c->K[i + (size_t)k * n] + x->TWz[i + (size_t)k * n]) * x->S[k + (size_t)j * n] +
+                         c->C[i + (size_t)k * n] * x->Sd[k + (size_t)j * n];
+                x->rhs1[i + (size_t)j * n] = -s;
+            }
+        /* X: Phi_z X = -((A_z + b_z) S + b_zd Sd + A_p + b_p), zero independent rows. */
+        m->constraint_acc_dz(&a, x->Az);
+        m->constraint_acc_dp(&a, x->Ap);
+        m->constraint_bias_dz(&a, x->bz);
+        m->constraint_bias_dzd(&a, x->bzd);
+        m->constraint_bias_dp(&a, x->bp);
+        for (int j = 0; j < ns; ++j)
+            for (int i = 0; i < nc; ++i) {
+                double s = x->with_p ? x->Ap[i + (size_t)j * nc] + x->bp[i + (size_t)j * nc] : 0;
+                for (int k = 0; k < n; ++k)
+                    s += (x->Az[i + (size_t)k * nc] + x->bz[i + (size_t)k * nc]) * x->S[k + (size_t)j * n] +
+                         x->bzd[i + (size_t)k * nc] * x->Sd[k + (size_t)j * n];
+                x->B[i + (size_t)j * big] = -s;
+            }
+        memset(x->X, 0, nS * sizeof(double));
+        if ((rc = solve_dep(x, rank, nd, x->X, err, errlen))) return rc;
+        /* W = (R'MR)^-1 R'(rhs1 - M X); Sdd = X + R W. The kinematics is factored at z (mb_mr_accel). */
+        if ((rc = mb_kin_R(kin, x->R, err, errlen))) return rc;
+        m->mass(&a, c->M);
+        for (int j = 0; j < ns; ++j)
+            for (int i = 0; i < n; ++i) {
+                double s = x->rhs1[i + (size_t)j * n];
+                for (int k = 0; k < n; ++k) s -= c->M[i + (size_t)k * n] * x->X[k + (size_t)j * n];
+                x->rhs1[i + (size_t)j * n] = s;
+            }
+        for (int q = 0; q < d; ++q)
+            for (int i = 0; i < n; ++i) {
+                double s = 0;
+                for (int k = 0; k < n; ++k) s += c->M[i + (size_t)k * n] * x->R[k + (size_t)q * n];
+                x->MR[i + (size_t)q * n] = s;
+            }
+        for (int q = 0; q < d; ++q) {
+            for (int e = 0; e < d; ++e) {
+                double s = 0;
+                for (int i = 0; i < n; ++i) s += x->R[i + (size_t)q * n] * x->MR[i + (size_t)e * n];
+                x->Mb[q + (size_t)e * d] = s;
+            }
+            for (int j = 0; j < ns; ++j) {
+                double s = 0;
+                for (int i = 0; i < n; ++i) s += x->R[i + (size_t)q * n] * x->rhs1[i + (size_t)j * n];
+                x->W[q + (size_t)j * d] = s;
+            }
+        }
+        if (d > 0) {
+            if ((rc = mb_chol_factor(d, x->Mb, err, errlen))) return rc;
+            if ((rc = mb_chol_solve(d, x->Mb, ns, x->W, err, errlen))) return rc;
+        }
+        for (int j = 0; j < ns; ++j)
+            for (int i = 0; i < n; ++i) {
+                double s = x->X[i + (size_t)j * n];
+                for (int q = 0; q < d; ++q) s += x->R[i + (size_t)q * n] * x->W[q + (size_t)j * d];
+                x->Sdd[i + (size_t)j * n] = s;
+                if (!isfinite(s))
+                    return mb_fail(err, errlen, MB_ERR_NAN, "sens: sensitivity acceleration is not finite at t = %.10g", t);
+            }
+    }
+    if (!f) return MB_OK;
+    memcpy(f, x->zd, (size_t)n * sizeof(double));
+    memcpy(f + n, x->zdd, (size_t)n * sizeof(double));
+    memcpy(f + 2 * n, x->Sd, nS * sizeof(double));
+    memcpy(f + 2 * n + nS, x->Sdd, nS * sizeof(double));
+    double *fq = f + 2 * n + 2 * nS;
+    *fq = 0;
+    memset(fq + 1, 0, (size_t)ns * sizeof(double));
+    return mr_objective(x, c->integrand, t, 1.0, fq, fq + 1, err, errlen);
+}
+
+static int mr_rhs(void *ctx, double t, const double *y, double *f, char *err, size_t errlen) {
+    return mr_eval(ctx, t, y, f, err, errlen);
+}
+
+int mb_sens_ddm_mr(sens_ctx *c, const mb_sens_problem *pr, const mb_sens_options *o, const double *z0,
+                   const double *zd0, double *psi, double *grad, mb_sens_stats *st, char *err, size_t errlen) {
+    int n = c->n, ns = c->ns, rc;
+    size_t nS = (size_t)n * ns, ny = 2 * (size_t)n + 2 * nS + 1 + (size_t)ns;
+    mr_ctx x;
+    double *y = NULL;
+    mb_rk4 *rk = NULL;
+    mb_dopri5 *dp = NULL;
+    mb_stats ist = {0};
+    if ((rc = mr_init(&x, c, ns, err, errlen))) goto done;
+    if (!(y = calloc(ny, sizeof(double)))) {
+        rc = mb_fail(err, errlen, MB_ERR_ALLOC, "sens: out of memory");
+        goto done;
+    }
+    memcpy(y, z0, (size_t)n * sizeof(double));
+    memcpy(y + n, zd0, (size_t)n * sizeof(double));
+    if (ns && pr->z0_p) memcpy(y + 2 * n, pr->z0_p, nS * sizeof(double));
+    if (ns && pr->zd0_p) memcpy(y + 2 * n + nS, pr->zd0_p, nS * sizeof(double));
+    /* As mb_sim: the coordinates given a velocity are preferred as independent. */
+    mb_kin_prefer(mb_mr_kin(x.mr), zd0);
+    double t = pr->t0;
+    if (o->integrator == MB_INTEGRATOR_RK4) {
+        if (!(rk = mb_rk4_create((int)ny, err, errlen))) {
+            rc = MB_ERR_ALLOC;
+            goto done;
+        }
+        rc = mb_rk4_advance(rk, mr_rhs, &x, &t, y, pr->t_end, o->step, o->max_steps, &ist, err, errlen);
+    } else {
+        mb_dopri5_opts dop;
+        mb_dopri5_opts_default(&dop);
+        dop.rtol = o->rtol;
+        dop.atol = o->atol;
+        dop.h0 = o->step > 0 ? o->step : 0;
+        dop.max_steps = o->max_steps;
+        if (!(dp = mb_dopri5_create((int)ny, &dop, err, errlen))) {
+            rc = MB_ERR_ALLOC;
+            goto done;
+        }
+        if (!(rc = mb_dopri5_reset(dp, mr_rhs, &x, t, y, &ist, err, errlen)))
+            rc = mb_dopri5_advance(dp, mr_rhs, &x, pr->t_end, y, &ist, err, errlen);
+    }
+    if (rc) goto done;
+    *psi = y[2 * n + 2 * nS];
+    memcpy(grad, y + 2 * n + 2 * nS + 1, (size_t)ns * sizeof(double));
+    if (c->terminal) {
+        if ((rc = mr_eval(&x, pr->t_end, y, NULL, err, errlen))) goto done;
+        rc = mr_objective(&x, c->terminal, pr->t_end, 1.0, psi, grad, err, errlen);
+    }
+    st->steps = ist.steps;
+    st->rhs_evals = ist.rhs_evals;
+done:
+    mb_rk4_free(rk);
+    mb_dopri5_free(dp);
+    free(y);
+    mr_free(&x);
+    return rc;
+}
+
+/* ---- AVM for closed loops: the discrete adjoint of rk4 on the reduced state (z_i, zd_i) ----
+ * Per step the stages Y_1..Y_4 are recomputed from the stored state; at each the reduced Jacobians
+ * J = d(zd_i, zdd_i)/d(z_i, zd_i) (2d columns) and Jp = d(zd_i, zdd_i)/dp come from the evaluation above
+ * with unit directions, and the stage adjoints run backward:
+ *   kbar_i = h b_i lambda + c_{i+1} Ybar_{i+1},  Ybar_i = J_i' kbar_i + h b_i g_x(Y_i),
+ *   grad += Jp_i' kbar_i + h b_i g_p(Y_i),       lambda <- lambda + sum_i Ybar_i
+ * (b = 1/6, 1/3, 1/3, 1/6; c = h/2, h/2, h). Forming J costs 2d directions per stage, so this adjoint is
+ * exact but not cheaper than the DDM; closed loops of few degrees of freedom are what it is for. */
+
+typedef struct {
+    mr_ctx *x;
+    int n, np, d;               /* d: degrees of freedom at the last mr_jac */
+    int *col;                   /* 2d: the entry of y = [z; zd] each direction moves (z_i, then zd_i) */
+    double *yb;                 /* 2n + 2n cap: state and directions for mr_eval */
+    double *J, *Jp, *gx, *gp;   /* 2n x 2d, 2n x np, 2d, np: f = [zd; zdd] against the directions */
+} mr_adj;
+
+/* J, Jp, gx, gp at (t, Y) for the objective function g (integrand or terminal; NULL: gx = gp = 0). */
+static int mr_jac(mr_adj *A, double t, const double *Y, mb_fn *g, char *err, size_t errlen) {
+    mr_ctx *x = A->x;
+    int n = A->n, np = A->np, rc;
+    double dummy = 0;
+    /* The independent coordinates of this point: the kinematics factored at Y (a re-selection during the
+     * run changes them, and the adjoint follows, being kept in full coordinates). */
+    x->ns = 0;
+    if ((rc = mr_eval(x, t, Y, NULL, err, errlen))) return rc;
+    mb_kin *kin = mb_mr_kin(x->mr);
+    int d = A->d = mb_kin_dof(kin), d2 = 2 * d;
+    const int *ind = mb_kin_independent(kin);
+    for (int c = 0; c < d; ++c) A->col[c] = ind[c], A->col[d + c] = n + ind[c];
+    /* Directions in (z_i, zd_i). */
+    x->with_p = 0;
+    x->ns = d2;
+    size_t nS = (size_t)n * d2;
+    memcpy(A->yb, Y, 2 * (size_t)n * sizeof(double));
+    double *S = A->yb + 2 * n, *Sd = S + nS;
+    memset(S, 0, 2 * nS * sizeof(double));
+    for (int c = 0; c < d; ++c) {
+        S[ind[c] + (size_t)c * n] = 1;
+        Sd[ind[c] + (size_t)(d + c) * n] = 1;
+    }
+    if ((rc = mr_eval(x, t, A->yb, NULL, err, errlen))) return rc;
+    for (int c = 0; c < d2; ++c)
+        for (int r = 0; r < n; ++r) {
+            A->J[r + (size_t)c * 2 * n] = x->Sd[r + (size_t)c * n];
+            A->J[n + r + (size_t)c * 2 * n] = x->Sdd[r + (size_t)c * n];
+        }
+    memset(A->gx, 0, (size_t)d2 * sizeof(double));
+    if ((rc = mr_objective(x, g, t, 1.0, &dummy, A->gx, err, errlen))) return rc;
+    /* Directions in p. */
+    x->with_p = 1;
+    x->ns = np;
+    nS = (size_t)n * np;
+    memset(S, 0, 2 * nS * sizeof(double));
+    if ((rc = mr_eval(x, t, A->yb, NULL, err, errlen))) return rc;
+    for (int j = 0; j < np; ++j)
+        for (int r = 0; r < n; ++r) {
+            A->Jp[r + (size_t)j * 2 * n] = x->Sd[r + (size_t)j * n];
+            A->Jp[n + r + (size_t)j * 2 * n] = x->Sdd[r + (size_t)j * n];
+        }
+    memset(A->gp, 0, (size_t)np * sizeof(double));
+    return mr_objective(x, g, t, 1.0, &dummy, A->gp, err, errlen);
+}
+
+/* One rk4 step of [y; psi] without sensitivities (x->ns = 0), the same arithmetic as mb_rk4. Stages
+ * are kept in Ys (4 x 2n) when not NULL. */
+static int mr_step(mr_ctx *x, double t, double h, const double *y, double *ynew, double *psi, double *k, double *Ys,
+                   int *sets, char *err, size_t errlen) {
+    mb_kin *kin = mb_mr_kin(x->mr);
+    int n2 = 2 * x->c->n, rc;
+    static const double cs[4] = {0, 0.5, 0.5, 1};
+    double q[4], *ys = ynew; /* ynew doubles as the stage argument until the end */
+    double *kk[4] = {k, k + (n2 + 1), k + 2 * (n2 + 1), k + 3 * (n2 + 1)};
+    x->ns = 0;
+    x->with_p = 1;
+    for (int s = 0; s < 4; ++s) {
+        for (int i = 0; i < n2; ++i) ys[i] = s == 0 ? y[i] : y[i] + cs[s] * h * kk[s - 1][i];
+        if (Ys) memcpy(Ys + (size_t)s * n2, ys, (size_t)n2 * sizeof(double));
+        /* The choice of independent coordinates each stage starts from, to replay it in mr_jac. */
+        if (sets && mb_kin_dof(kin) >= 0)
+            memcpy(sets + (size_t)s * n2, mb_kin_independent(kin), (size_t)mb_kin_dof(kin) * sizeof(int));
+        if ((rc = mr_eval(x, t + cs[s] * h, ys, kk[s], err, errlen))) return rc;
+        q[s] = kk[s][n2];
+    }
+    for (int i = 0; i < n2; ++i) ynew[i] = y[i] + h / 6 * (kk[0][i] + 2 * (kk[1][i] + kk[2][i]) + kk[3][i]);
+    *psi += h / 6 * (q[0] + 2 * (q[1] + q[2]) + q[3]);
+    return MB_OK;
+}
+
+int mb_sens_avm_mr(sens_ctx *c, const mb_sens_problem *pr, const mb_sens_options *o, const double *z0,
+                   const double *zd0, double *psi, double *grad, mb_sens_stats *st, char *err, size_t errlen) {
+    const mb_model *m = c->m;
+    int n = c->n, n2 = 2 * n, np = m->np, rc;
+    int cap = np > n2 ? np : n2;
+    long N = mb_fixed_step_count(pr->t0, pr->t_end, o->step);
+    if (o->max_steps > 0 && N > o->max_steps)
+        return mb_fail(err, errlen, MB_ERR_MAX_STEPS, "sens: %ld steps are more than max_steps = %ld", N, o->max_steps);
+    long K = o->checkpoints > 0 ? o->checkpoints : (long)ceil(sqrt((double)N));
+    if (K > N) K = N;
+    long L = (N + K - 1) / K;
+    K = (N + L - 1) / L;
+    double h = (pr->t_end - pr->t0) / N;
+    mr_ctx x;
+    mr_adj A = {&x, n, np, 0, NULL, NULL, NULL, NULL, NULL, NULL};
+    A.col = calloc((size_t)n2, sizeof(int));
+    double *ck = NULL, *seg = NULL, *k = NULL, *Ys = NULL, *tmp = NULL, *vec = NULL;
+    /* Choices of independent coordinates (2n ints each, dof used): at every checkpoint, at the start of
+     * every step of the segment being swept, and at the four stages of the step being differentiated. */
+    int *cks = NULL, *steps = NULL, *stages = NULL;
+    if ((rc = mr_init(&x, c, cap, err, errlen))) goto done;
+    ck = calloc((size_t)K * n2, sizeof(double));
+    cks = calloc((size_t)K * n2, sizeof(int));
+    steps = calloc((size_t)(L + 1) * n2, sizeof(int));
+    stages = calloc(4 * (size_t)n2, sizeof(int));
+    seg = calloc((size_t)(L + 1) * n2, sizeof(double));
+    k = calloc(4 * (size_t)(n2 + 1 + cap), sizeof(double));
+    Ys = calloc(4 * (size_t)n2, sizeof(double));
+    tmp = calloc((size_t)n2, sizeof(double));
+    A.yb = calloc((size_t)n2 + (size_t)n2 * cap, sizeof(double));
+    A.J = calloc((size_t)n2 * n2, sizeof(double));
+    A.Jp = calloc((size_t)n2 * (np > 0 ? np : 1), sizeof(double));
+    A.gx = calloc((size_t)n2, sizeof(double));
+    A.gp = calloc((size_t)(np > 0 ? np : 1), sizeof(double));
+    vec = calloc(5 * (size_t)n2, sizeof(double));
+    if (!ck || !cks || !steps || !stages || !seg || !k || !Ys || !tmp || !A.col || !A.yb || !A.J || !A.Jp || !A.gx || !A.gp || !vec) {
+        rc = mb_fail(err, errlen, MB_ERR_ALLOC, "sens: out of memory (closed-loop adjoint)");
+        goto done;
+    }
+    st->stored_states = K + L + 1;
+    mb_kin *kin = mb_mr_kin(x.mr);
+    mb_kin_prefer(kin, zd0);
+
+    /* Forward: psi, a checkpoint at the start of every segment. */
+    memcpy(seg, z0, (size_t)n * sizeof(double));
+    memcpy(seg + n, zd0, (size_t)n * sizeof(double));
+    *psi = 0;
+    /* The first choice of independent coordinates happens here, as in the DDM's first evaluation, so
+     * the first checkpoint records it. */
+    x.ns = 0;
+    if ((rc = mr_eval(&x, pr->t0, seg, NULL, err, errlen))) goto done;
+    for (long s = 0; s < N; ++s) {
+        if (s % L == 0) memcpy(ck + (size_t)(s / L) * n2, seg, (size_t)n2 * sizeof(double));
+        if (s % L == 0)
+            memcpy(cks + (size_t)(s / L) * n2, mb_kin_independent(kin), (size_t)mb_kin_dof(kin) * sizeof(int));
+        if ((rc = mr_step(&x, pr->t0 + s * h, h, seg, tmp, psi, k, NULL, NULL, err, errlen)))
+            goto done;
+        memcpy(seg, tmp, (size_t)n2 * sizeof(double));
+        st->steps++;
+    }
+    /* The adjoint lives in full coordinates y = [z; zd]; f reads only the independent entries of its
+     * point, so the other entries of lambda stay zero there. */
+    double *lam = vec, *ysum = vec + n2, *ybar = vec + 2 * n2, *kbar = vec + 3 * n2;
+    memset(grad, 0, (size_t)np * sizeof(double));
+    memset(lam, 0, (size_t)n2 * sizeof(double));
+    if (c->terminal) {
+        if ((rc = mr_jac(&A, pr->t_end, seg, c->terminal, err, errlen))) goto done;
+        for (int cc = 0; cc < 2 * A.d; ++cc) lam[A.col[cc]] = A.gx[cc];
+        for (int j = 0; j < np; ++j) grad[j] += A.gp[j];
+        /* psi's terminal value, as the DDM adds it. */
+        x.ns = 0;
+        if ((rc = mr_eval(&x, pr->t_end, seg, NULL, err, errlen))) goto done;
+        if ((rc = mr_objective(&x, c->terminal, pr->t_end, 1.0, psi, NULL, err, errlen))) goto done;
+    }
+    static const double b[4] = {1.0 / 6, 1.0 / 3, 1.0 / 3, 1.0 / 6};
+    const double cnext[4] = {0.5 * h, 0.5 * h, h, 0};
+    for (long s = K - 1; s >= 0; --s) {
+        long start = s * L, end = start + L < N ? start + L : N;
+        memcpy(seg, ck + (size_t)s * n2, (size_t)n2 * sizeof(double));
+        double dummy = 0;
+        int dof = mb_kin_dof(kin);
+        if (mb_kin_set_independent(kin, cks + (size_t)s * n2, dof)) {
+            rc = mb_fail(err, errlen, MB_ERR_ARG, "sens: restoring the independent coordinates failed");
+            goto done;
+        }
+        for (long q = start; q < end; ++q) {
+            memcpy(steps + (size_t)(q - start) * n2, mb_kin_independent(kin), (size_t)dof * sizeof(int));
+            if (q == end - 1) break;
+            if ((rc = mr_step(&x, pr->t0 + q * h, h, seg + (size_t)(q - start) * n2, seg + (size_t)(q + 1 - start) * n2,
+                              &dummy, k, NULL, NULL, err, errlen)))
+                goto done;
+            st->recomputed_steps++;
+        }
+        for (long q = end - 1; q >= start; --q) {
+            double tq = pr->t0 + q * h;
+            mb_kin_set_independent(kin, steps + (size_t)(q - start) * n2, dof);
+            if ((rc = mr_step(&x, tq, h, seg + (size_t)(q - start) * n2, tmp, &dummy, k, Ys, stages, err, errlen)))
+                goto done;
+            memset(ysum, 0, (size_t)n2 * sizeof(double));
+            for (int i = 3; i >= 0; --i) {
+                mb_kin_set_independent(kin, stages + (size_t)i * n2, dof);
+                for (int r = 0; r < n2; ++r) kbar[r] = h * b[i] * lam[r] + (i < 3 ? cnext[i] * ybar[r] : 0);
+                if ((rc = mr_jac(&A, tq + (i == 0 ? 0 : i == 3 ? h : 0.5 * h), Ys + (size_t)i * n2, c->integrand, err,
+                                 errlen)))
+                    goto done;
+                memset(ybar, 0, (size_t)n2 * sizeof(double));
+                for (int cc = 0; cc < 2 * A.d; ++cc) {
+                    double v = h * b[i] * A.gx[cc];
+                    for (int r = 0; r < n2; ++r) v += A.J[r + (size_t)cc * n2] * kbar[r];
+                    ybar[A.col[cc]] = v;
+                    ysum[A.col[cc]] += v;
+                }
+                for (int j = 0; j < np; ++j) {
+                    double v = h * b[i] * A.gp[j];
+                    for (int r = 0; r < n2; ++r) v += A.Jp[r + (size_t)j * n2] * kbar[r];
+                    grad[j] += v;
+                }
+            }
+            for (int r = 0; r < n2; ++r) lam[r] += ysum[r];
+        }
+    }
+    /* t0 boundary term (lambda is zero outside the independent entries of the first point). */
+    for (int j = 0; j < np; ++j) {
+        double v = 0;
+        for (int r = 0; r < n; ++r) {
+            if (pr->z0_p) v += lam[r] * pr->z0_p[r + (size_t)j * n];
+            if (pr->zd0_p) v += lam[n + r] * pr->zd0_p[r + (size_t)j * n];
+        }
+        grad[j] += v;
+    }
+done:
+    free(ck);
+    free(cks);
+    free(steps);
+    free(stages);
+    free(seg);
+    free(k);
+    free(Ys);
+    free(tmp);
+    free(A.col);
+    free(A.yb);
+    free(A.J);
+    free(A.Jp);
+    free(A.gx);
+    free(A.gp);
+    free(vec);
+    mr_free(&x);
+    return rc;
+}
