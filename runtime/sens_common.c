@@ -147,12 +147,19 @@ int sens_trap_step(sens_ctx *c, double t1, double h, const double *z0, const dou
         if ((rc = residual(c, t1, z1, zd1, zdd1, err, errlen))) return rc;
         mb_args a = {t1, z1, zd1, zdd1, c->u, c->p, NULL};
         size_t nn = (size_t)n * n;
-        c->m->inverse_dynamics_dz(&a, c->K);
-        c->m->inverse_dynamics_dzd(&a, c->C);
-        c->m->mass(&a, c->M);
-        if ((rc = check(c->K, nn, "inverse_dynamics_dz", t1, err, errlen))) return rc;
-        if ((rc = check(c->C, nn, "inverse_dynamics_dzd", t1, err, errlen))) return rc;
-        sens_iteration_matrix(c, h);
+        if (c->m->inverse_dynamics_tangent) { /* fused: one pass instead of three matrices */
+            const double w[3] = {0.25 * h * h, 0.5 * h, 1.0};
+            a.w = w;
+            c->m->inverse_dynamics_tangent(&a, c->T);
+            if ((rc = check(c->T, nn, "inverse_dynamics_tangent", t1, err, errlen))) return rc;
+        } else {
+            c->m->inverse_dynamics_dz(&a, c->K);
+            c->m->inverse_dynamics_dzd(&a, c->C);
+            c->m->mass(&a, c->M);
+            if ((rc = check(c->K, nn, "inverse_dynamics_dz", t1, err, errlen))) return rc;
+            if ((rc = check(c->C, nn, "inverse_dynamics_dzd", t1, err, errlen))) return rc;
+            sens_iteration_matrix(c, h);
+        }
         if ((rc = mb_lu_factor(c->la, n, c->T, err, errlen))) return rc;
         for (int i = 0; i < n; ++i) c->dx[i] = -c->r[i];
         if ((rc = mb_lu_solve(c->la, n, c->T, 1, c->dx, err, errlen))) return rc;
