@@ -58,8 +58,9 @@ static int ddm_explicit(sens_ctx *c, const mb_sens_problem *pr, const mb_sens_op
                         const double *zd0, double *psi, double *grad, mb_sens_stats *st, char *err, size_t errlen) {
     int n = c->n, np = c->ns, rc = MB_OK;
     size_t nS = (size_t)n * np, ny = 2 * (size_t)n + 2 * nS + 1 + (size_t)np;
+    size_t nS1 = nS > 0 ? nS : 1; /* psi alone: no columns, but calloc(0) may return NULL */
     aug_ctx x = {c, calloc((size_t)n * n, sizeof(double)), calloc((size_t)n * n, sizeof(double)),
-                 calloc(nS, sizeof(double)), calloc((size_t)n, sizeof(double)), calloc(nS, sizeof(double))};
+                 calloc(nS1, sizeof(double)), calloc((size_t)n, sizeof(double)), calloc(nS1, sizeof(double))};
     double *y = calloc(ny, sizeof(double));
     mb_rk4 *rk = NULL;
     mb_dopri5 *dp = NULL;
