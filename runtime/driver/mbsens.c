@@ -24,7 +24,7 @@ static void usage(FILE *f, const char *prog) {
     fprintf(f,
             "usage: %s [options]\n"
             "  --objective NAME      the objective (default: the model's first)\n"
-            "  --method M            ddm | avm (default ddm; avm implies --integrator trapezoidal)\n"
+            "  --method M            ddm | avm (default ddm; avm: trapezoidal for trees, rk4 for closed loops)\n"
             "  --integrator I        rk4 | dopri5 | trapezoidal (default: the model's simulate integrator)\n"
             "  --step H              fixed step of rk4 and trapezoidal (default: the model's)\n"
             "  --t-end T             final time (default: the model's)\n"
@@ -71,17 +71,10 @@ static int parse_assign(const char *opt, const char *s, const char *const *names
     return -1;
 }
 
-int main(int argc, char **argv) {
+/* Everything but the arrays, which main owns so that every exit frees them. */
+static int sens_main(int argc, char **argv, double *p, double *u, double *grad, double *fd) {
     const mb_model *m = &MB_MODEL;
     int np = m->np, nu = m->nu;
-    double *p = calloc((size_t)(np > 0 ? np : 1), sizeof(double));
-    double *u = calloc((size_t)(nu > 0 ? nu : 1), sizeof(double));
-    double *grad = calloc((size_t)(np > 0 ? np : 1), sizeof(double));
-    double *fd = calloc((size_t)(np > 0 ? np : 1), sizeof(double));
-    if (!p || !u || !grad || !fd) {
-        fprintf(stderr, "mbsens: out of memory\n");
-        return 1;
-    }
     for (int j = 0; j < np; ++j) p[j] = m->p_default ? m->p_default[j] : 0;
     mb_sens_problem pr;
     mb_sens_problem_default(&pr, m);
@@ -195,9 +188,19 @@ int main(int argc, char **argv) {
         }
         printf("fd_seconds %.6g\n", now() - t1);
     }
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    size_t np = (size_t)(MB_MODEL.np > 0 ? MB_MODEL.np : 1), nu = (size_t)(MB_MODEL.nu > 0 ? MB_MODEL.nu : 1);
+    double *p = calloc(np, sizeof(double)), *u = calloc(nu, sizeof(double));
+    double *grad = calloc(np, sizeof(double)), *fd = calloc(np, sizeof(double));
+    int rc = 1;
+    if (!p || !u || !grad || !fd) fprintf(stderr, "mbsens: out of memory\n");
+    else rc = sens_main(argc, argv, p, u, grad, fd);
     free(p);
     free(u);
     free(grad);
     free(fd);
-    return 0;
+    return rc;
 }

@@ -103,10 +103,10 @@ int main(void) {
         is_double(psa, psi, 1e-14, 0, "AVM psi = DDM psi");
     }
     /* Without the boundary term the gradient is wrong: the check above can fail. */
+    double zz[1] = {1e-3 * p[0]}, vv[1] = {0.05 * p[1]}; /* outlive pr's use below */
     {
         mb_sens_options oa = o;
         oa.checkpoints = 0;
-        double zz[1] = {1e-3 * p[0]}, vv[1] = {0.05 * p[1]};
         pr.z0 = zz, pr.zd0 = vv, pr.z0_p = NULL, pr.zd0_p = NULL, pr.p = p;
         char err[MB_ERRLEN];
         mb_sens_run(&pr, &oa, &psi, g, NULL, err, sizeof err);
