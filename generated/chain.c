@@ -1253,6 +1253,22 @@ void chain_forces(const mb_args *a, mb_real *out)
     chain_forces_part2(a, out, tmp);
 }
 
+/* chain_forces_nc: forces_nc
+ * 8 outputs, 8 written
+ * 0 additions, 0 multiplications, 0 divisions, 0 function calls */
+void chain_forces_nc(const mb_args *a, mb_real *out)
+{
+    (void)a;
+    out[0] = 0.0;
+    out[1] = 0.0;
+    out[2] = 0.0;
+    out[3] = 0.0;
+    out[4] = 0.0;
+    out[5] = 0.0;
+    out[6] = 0.0;
+    out[7] = 0.0;
+}
+
 /* chain_inverse_dynamics: inverse_dynamics
  * 8 outputs, 8 written, in 2 parts
  * 1600 additions, 2095 multiplications, 0 divisions, 16 function calls */
@@ -11107,6 +11123,7 @@ const mb_model chain_model = {
     .simulate = { 1.0, 0.001, 9.9999999999999995e-07, "rk4", "tree" },
     .mass = chain_mass,
     .forces = chain_forces,
+    .forces_nc = chain_forces_nc,
     .inverse_dynamics = chain_inverse_dynamics,
     .inverse_dynamics_dz = chain_inverse_dynamics_dz,
     .inverse_dynamics_dzd = chain_inverse_dynamics_dzd,

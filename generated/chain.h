@@ -15,6 +15,7 @@ extern const mb_model chain_model;
 
 void chain_mass(const mb_args *a, mb_real *out);
 void chain_forces(const mb_args *a, mb_real *out);
+void chain_forces_nc(const mb_args *a, mb_real *out);
 void chain_inverse_dynamics(const mb_args *a, mb_real *out);
 void chain_inverse_dynamics_dz(const mb_args *a, mb_real *out);
 void chain_inverse_dynamics_dzd(const mb_args *a, mb_real *out);

@@ -70,6 +70,15 @@ void double_pendulum_forces(const mb_args *a, mb_real *out)
     out[1] = -(-(a->p[0]*(t6*t4 + a->p[3]*t3)*s0) - (a->zd[1]*a->zd[0]*a->p[3]*a->p[0]*s0 - t5*t4)*a->p[0]*c0 + t7);
 }
 
+/* double_pendulum_forces_nc: forces_nc
+ * 2 outputs, 2 written
+ * 0 additions, 0 multiplications, 0 divisions, 0 function calls */
+void double_pendulum_forces_nc(const mb_args *a, mb_real *out)
+{
+    out[0] = a->u[0];
+    out[1] = 0.0;
+}
+
 /* double_pendulum_inverse_dynamics: inverse_dynamics
  * 2 outputs, 2 written
  * 39 additions, 65 multiplications, 0 divisions, 4 function calls */
@@ -565,6 +574,7 @@ const mb_model double_pendulum_model = {
     .simulate = { 20.0, 0.001, 9.9999999999999995e-07, "rk4", "tree" },
     .mass = double_pendulum_mass,
     .forces = double_pendulum_forces,
+    .forces_nc = double_pendulum_forces_nc,
     .inverse_dynamics = double_pendulum_inverse_dynamics,
     .inverse_dynamics_dz = double_pendulum_inverse_dynamics_dz,
     .inverse_dynamics_dzd = double_pendulum_inverse_dynamics_dzd,

@@ -15,6 +15,7 @@ extern const mb_model double_pendulum_model;
 
 void double_pendulum_mass(const mb_args *a, mb_real *out);
 void double_pendulum_forces(const mb_args *a, mb_real *out);
+void double_pendulum_forces_nc(const mb_args *a, mb_real *out);
 void double_pendulum_inverse_dynamics(const mb_args *a, mb_real *out);
 void double_pendulum_inverse_dynamics_dz(const mb_args *a, mb_real *out);
 void double_pendulum_inverse_dynamics_dzd(const mb_args *a, mb_real *out);

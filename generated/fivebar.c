@@ -129,6 +129,18 @@ void fivebar_forces(const mb_args *a, mb_real *out)
     out[3] = -(-(t29*t27) + 0.3*s2*(0.5*t33*a->zd[3] - t32*t25) + t34);
 }
 
+/* fivebar_forces_nc: forces_nc
+ * 4 outputs, 4 written
+ * 0 additions, 0 multiplications, 0 divisions, 0 function calls */
+void fivebar_forces_nc(const mb_args *a, mb_real *out)
+{
+    (void)a;
+    out[0] = 0.0;
+    out[1] = 0.0;
+    out[2] = 0.0;
+    out[3] = 0.0;
+}
+
 /* fivebar_inverse_dynamics: inverse_dynamics
  * 4 outputs, 4 written
  * 86 additions, 161 multiplications, 2 divisions, 10 function calls */
@@ -2077,6 +2089,7 @@ const mb_model fivebar_model = {
     .simulate = { 5.0, 0.001, 9.9999999999999995e-07, "rk4", "matrix_r" },
     .mass = fivebar_mass,
     .forces = fivebar_forces,
+    .forces_nc = fivebar_forces_nc,
     .inverse_dynamics = fivebar_inverse_dynamics,
     .inverse_dynamics_dz = fivebar_inverse_dynamics_dz,
     .inverse_dynamics_dzd = fivebar_inverse_dynamics_dzd,

@@ -15,6 +15,7 @@ extern const mb_model fivebar_model;
 
 void fivebar_mass(const mb_args *a, mb_real *out);
 void fivebar_forces(const mb_args *a, mb_real *out);
+void fivebar_forces_nc(const mb_args *a, mb_real *out);
 void fivebar_inverse_dynamics(const mb_args *a, mb_real *out);
 void fivebar_inverse_dynamics_dz(const mb_args *a, mb_real *out);
 void fivebar_inverse_dynamics_dzd(const mb_args *a, mb_real *out);

@@ -3801,6 +3801,59 @@ void fourbar_grid_forces(const mb_args *a, mb_real *out)
     fourbar_grid_forces_part2(a, out, tmp);
 }
 
+/* fourbar_grid_forces_nc: forces_nc
+ * 45 outputs, 45 written
+ * 0 additions, 0 multiplications, 0 divisions, 0 function calls */
+void fourbar_grid_forces_nc(const mb_args *a, mb_real *out)
+{
+    (void)a;
+    out[0] = 0.0;
+    out[1] = 0.0;
+    out[2] = 0.0;
+    out[3] = 0.0;
+    out[4] = 0.0;
+    out[5] = 0.0;
+    out[6] = 0.0;
+    out[7] = 0.0;
+    out[8] = 0.0;
+    out[9] = 0.0;
+    out[10] = 0.0;
+    out[11] = 0.0;
+    out[12] = 0.0;
+    out[13] = 0.0;
+    out[14] = 0.0;
+    out[15] = 0.0;
+    out[16] = 0.0;
+    out[17] = 0.0;
+    out[18] = 0.0;
+    out[19] = 0.0;
+    out[20] = 0.0;
+    out[21] = 0.0;
+    out[22] = 0.0;
+    out[23] = 0.0;
+    out[24] = 0.0;
+    out[25] = 0.0;
+    out[26] = 0.0;
+    out[27] = 0.0;
+    out[28] = 0.0;
+    out[29] = 0.0;
+    out[30] = 0.0;
+    out[31] = 0.0;
+    out[32] = 0.0;
+    out[33] = 0.0;
+    out[34] = 0.0;
+    out[35] = 0.0;
+    out[36] = 0.0;
+    out[37] = 0.0;
+    out[38] = 0.0;
+    out[39] = 0.0;
+    out[40] = 0.0;
+    out[41] = 0.0;
+    out[42] = 0.0;
+    out[43] = 0.0;
+    out[44] = 0.0;
+}
+
 /* fourbar_grid_inverse_dynamics: inverse_dynamics
  * 45 outputs, 45 written, in 2 parts
  * 2236 additions, 1338 multiplications, 0 divisions, 90 function calls */
@@ -28688,6 +28741,7 @@ const mb_model fourbar_grid_model = {
     .simulate = { 5.0, 0.01, 9.9999999999999995e-07, "trapezoidal", "al3" },
     .mass = fourbar_grid_mass,
     .forces = fourbar_grid_forces,
+    .forces_nc = fourbar_grid_forces_nc,
     .inverse_dynamics = fourbar_grid_inverse_dynamics,
     .inverse_dynamics_dz = fourbar_grid_inverse_dynamics_dz,
     .inverse_dynamics_dzd = fourbar_grid_inverse_dynamics_dzd,

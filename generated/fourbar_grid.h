@@ -15,6 +15,7 @@ extern const mb_model fourbar_grid_model;
 
 void fourbar_grid_mass(const mb_args *a, mb_real *out);
 void fourbar_grid_forces(const mb_args *a, mb_real *out);
+void fourbar_grid_forces_nc(const mb_args *a, mb_real *out);
 void fourbar_grid_inverse_dynamics(const mb_args *a, mb_real *out);
 void fourbar_grid_inverse_dynamics_dz(const mb_args *a, mb_real *out);
 void fourbar_grid_inverse_dynamics_dzd(const mb_args *a, mb_real *out);

@@ -81,6 +81,17 @@ void fourbar_planar_forces(const mb_args *a, mb_real *out)
     out[2] = -(4.905*(0.4 + 0.125*c2) - 0.025*a->zd[2]*a->zd[2]*s2 - 0.4*(4.905 - 0.0625*a->zd[2]*a->zd[2]*s2));
 }
 
+/* fourbar_planar_forces_nc: forces_nc
+ * 3 outputs, 3 written
+ * 0 additions, 0 multiplications, 0 divisions, 0 function calls */
+void fourbar_planar_forces_nc(const mb_args *a, mb_real *out)
+{
+    (void)a;
+    out[0] = 0.0;
+    out[1] = 0.0;
+    out[2] = 0.0;
+}
+
 /* fourbar_planar_inverse_dynamics: inverse_dynamics
  * 3 outputs, 3 written
  * 38 additions, 78 multiplications, 0 divisions, 6 function calls */
@@ -812,6 +823,7 @@ const mb_model fourbar_planar_model = {
     .simulate = { 5.0, 0.001, 9.9999999999999995e-07, "rk4", "matrix_r" },
     .mass = fourbar_planar_mass,
     .forces = fourbar_planar_forces,
+    .forces_nc = fourbar_planar_forces_nc,
     .inverse_dynamics = fourbar_planar_inverse_dynamics,
     .inverse_dynamics_dz = fourbar_planar_inverse_dynamics_dz,
     .inverse_dynamics_dzd = fourbar_planar_inverse_dynamics_dzd,

@@ -124,6 +124,18 @@ void fourbar_spatial_forces(const mb_args *a, mb_real *out)
     out[3] = -(5.0*(9.81*a->p[1] + a->zd[3]*a->zd[3]*a->p[1]*s3) + (-5.0*a->zd[3]*a->zd[3]*a->p[1]*s3 - 9.81*(5.0 + c3)*a->p[1]));
 }
 
+/* fourbar_spatial_forces_nc: forces_nc
+ * 4 outputs, 4 written
+ * 0 additions, 0 multiplications, 0 divisions, 0 function calls */
+void fourbar_spatial_forces_nc(const mb_args *a, mb_real *out)
+{
+    (void)a;
+    out[0] = 0.0;
+    out[1] = 0.0;
+    out[2] = 0.0;
+    out[3] = 0.0;
+}
+
 /* fourbar_spatial_inverse_dynamics: inverse_dynamics
  * 4 outputs, 4 written
  * 115 additions, 259 multiplications, 3 divisions, 8 function calls */
@@ -1572,6 +1584,7 @@ const mb_model fourbar_spatial_model = {
     .simulate = { 5.0, 0.01, 9.9999999999999995e-07, "trapezoidal", "al3" },
     .mass = fourbar_spatial_mass,
     .forces = fourbar_spatial_forces,
+    .forces_nc = fourbar_spatial_forces_nc,
     .inverse_dynamics = fourbar_spatial_inverse_dynamics,
     .inverse_dynamics_dz = fourbar_spatial_inverse_dynamics_dz,
     .inverse_dynamics_dzd = fourbar_spatial_inverse_dynamics_dzd,

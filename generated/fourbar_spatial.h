@@ -15,6 +15,7 @@ extern const mb_model fourbar_spatial_model;
 
 void fourbar_spatial_mass(const mb_args *a, mb_real *out);
 void fourbar_spatial_forces(const mb_args *a, mb_real *out);
+void fourbar_spatial_forces_nc(const mb_args *a, mb_real *out);
 void fourbar_spatial_inverse_dynamics(const mb_args *a, mb_real *out);
 void fourbar_spatial_inverse_dynamics_dz(const mb_args *a, mb_real *out);
 void fourbar_spatial_inverse_dynamics_dzd(const mb_args *a, mb_real *out);

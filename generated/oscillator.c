@@ -47,6 +47,15 @@ void oscillator_forces(const mb_args *a, mb_real *out)
     out[0] = -(a->z[0]*a->p[0]);
 }
 
+/* oscillator_forces_nc: forces_nc
+ * 1 outputs, 1 written
+ * 0 additions, 0 multiplications, 0 divisions, 0 function calls */
+void oscillator_forces_nc(const mb_args *a, mb_real *out)
+{
+    (void)a;
+    out[0] = 0.0;
+}
+
 /* oscillator_inverse_dynamics: inverse_dynamics
  * 1 outputs, 1 written
  * 1 additions, 2 multiplications, 0 divisions, 0 function calls */
@@ -255,6 +264,7 @@ const mb_model oscillator_model = {
     .simulate = { 2.0, 0.001, 9.9999999999999995e-07, "rk4", "tree" },
     .mass = oscillator_mass,
     .forces = oscillator_forces,
+    .forces_nc = oscillator_forces_nc,
     .inverse_dynamics = oscillator_inverse_dynamics,
     .inverse_dynamics_dz = oscillator_inverse_dynamics_dz,
     .inverse_dynamics_dzd = oscillator_inverse_dynamics_dzd,

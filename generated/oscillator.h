@@ -15,6 +15,7 @@ extern const mb_model oscillator_model;
 
 void oscillator_mass(const mb_args *a, mb_real *out);
 void oscillator_forces(const mb_args *a, mb_real *out);
+void oscillator_forces_nc(const mb_args *a, mb_real *out);
 void oscillator_inverse_dynamics(const mb_args *a, mb_real *out);
 void oscillator_inverse_dynamics_dz(const mb_args *a, mb_real *out);
 void oscillator_inverse_dynamics_dzd(const mb_args *a, mb_real *out);

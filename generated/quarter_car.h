@@ -15,6 +15,7 @@ extern const mb_model quarter_car_model;
 
 void quarter_car_mass(const mb_args *a, mb_real *out);
 void quarter_car_forces(const mb_args *a, mb_real *out);
+void quarter_car_forces_nc(const mb_args *a, mb_real *out);
 void quarter_car_inverse_dynamics(const mb_args *a, mb_real *out);
 void quarter_car_inverse_dynamics_dz(const mb_args *a, mb_real *out);
 void quarter_car_inverse_dynamics_dzd(const mb_args *a, mb_real *out);

@@ -154,6 +154,19 @@ void quick_return_forces(const mb_args *a, mb_real *out)
     out[4] = -(-(t18*t42) + t43*t21 + t34);
 }
 
+/* quick_return_forces_nc: forces_nc
+ * 5 outputs, 5 written
+ * 0 additions, 0 multiplications, 0 divisions, 0 function calls */
+void quick_return_forces_nc(const mb_args *a, mb_real *out)
+{
+    (void)a;
+    out[0] = 0.0;
+    out[1] = 0.0;
+    out[2] = 0.0;
+    out[3] = 0.0;
+    out[4] = 0.0;
+}
+
 /* quick_return_inverse_dynamics: inverse_dynamics
  * 5 outputs, 5 written
  * 122 additions, 175 multiplications, 0 divisions, 6 function calls */
@@ -1463,6 +1476,7 @@ const mb_model quick_return_model = {
     .simulate = { 2.0, 0.001, 9.9999999999999995e-07, "rk4", "tree" },
     .mass = quick_return_mass,
     .forces = quick_return_forces,
+    .forces_nc = quick_return_forces_nc,
     .inverse_dynamics = quick_return_inverse_dynamics,
     .inverse_dynamics_dz = quick_return_inverse_dynamics_dz,
     .inverse_dynamics_dzd = quick_return_inverse_dynamics_dzd,

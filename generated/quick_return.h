@@ -15,6 +15,7 @@ extern const mb_model quick_return_model;
 
 void quick_return_mass(const mb_args *a, mb_real *out);
 void quick_return_forces(const mb_args *a, mb_real *out);
+void quick_return_forces_nc(const mb_args *a, mb_real *out);
 void quick_return_inverse_dynamics(const mb_args *a, mb_real *out);
 void quick_return_inverse_dynamics_dz(const mb_args *a, mb_real *out);
 void quick_return_inverse_dynamics_dzd(const mb_args *a, mb_real *out);

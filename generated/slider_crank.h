@@ -15,6 +15,7 @@ extern const mb_model slider_crank_model;
 
 void slider_crank_mass(const mb_args *a, mb_real *out);
 void slider_crank_forces(const mb_args *a, mb_real *out);
+void slider_crank_forces_nc(const mb_args *a, mb_real *out);
 void slider_crank_inverse_dynamics(const mb_args *a, mb_real *out);
 void slider_crank_inverse_dynamics_dz(const mb_args *a, mb_real *out);
 void slider_crank_inverse_dynamics_dzd(const mb_args *a, mb_real *out);

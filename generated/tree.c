@@ -414,6 +414,21 @@ void tree_forces(const mb_args *a, mb_real *out)
     out[6] = -(-(t10*(a->zd[6]*s0*t177 - t13*a->zd[0] + (2.0*a->zd[6]*t11 + 2.0*a->zd[0]*a->zd[6]*c0*t3))*s0) + t10*(t14*a->zd[0] - a->zd[6]*c0*t177 + (2.0*a->zd[6]*t12 + 2.0*a->zd[0]*a->zd[6]*t3*s0))*c0 + t179);
 }
 
+/* tree_forces_nc: forces_nc
+ * 7 outputs, 7 written
+ * 0 additions, 0 multiplications, 0 divisions, 0 function calls */
+void tree_forces_nc(const mb_args *a, mb_real *out)
+{
+    (void)a;
+    out[0] = 0.0;
+    out[1] = 0.0;
+    out[2] = 0.0;
+    out[3] = 0.0;
+    out[4] = 0.0;
+    out[5] = 0.0;
+    out[6] = 0.0;
+}
+
 /* tree_inverse_dynamics: inverse_dynamics
  * 7 outputs, 7 written
  * 620 additions, 1141 multiplications, 0 divisions, 10 function calls */
@@ -3607,6 +3622,7 @@ const mb_model tree_model = {
     .simulate = { 2.0, 0.001, 9.9999999999999995e-07, "rk4", "tree" },
     .mass = tree_mass,
     .forces = tree_forces,
+    .forces_nc = tree_forces_nc,
     .inverse_dynamics = tree_inverse_dynamics,
     .inverse_dynamics_dz = tree_inverse_dynamics_dz,
     .inverse_dynamics_dzd = tree_inverse_dynamics_dzd,

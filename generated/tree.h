@@ -15,6 +15,7 @@ extern const mb_model tree_model;
 
 void tree_mass(const mb_args *a, mb_real *out);
 void tree_forces(const mb_args *a, mb_real *out);
+void tree_forces_nc(const mb_args *a, mb_real *out);
 void tree_inverse_dynamics(const mb_args *a, mb_real *out);
 void tree_inverse_dynamics_dz(const mb_args *a, mb_real *out);
 void tree_inverse_dynamics_dzd(const mb_args *a, mb_real *out);

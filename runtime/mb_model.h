@@ -101,6 +101,7 @@ typedef struct mb_model {
 
     /* Open tree (NULL where a function does not apply). */
     mb_fn *mass, *forces, *inverse_dynamics;
+    mb_fn *forces_nc;                 /* the part of Q without a potential: zd . forces_nc is the power that changes T + V */
     mb_fn *inverse_dynamics_dz, *inverse_dynamics_dzd, *inverse_dynamics_dp;
     /* w[0..2] = (c_z, c_v, c_a): c_z dr/dz + c_v dr/dzd + c_a M, one pass (trapezoidal: h^2/4, h/2, 1). */
     mb_fn *inverse_dynamics_tangent;

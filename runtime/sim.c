@@ -407,6 +407,21 @@ int mb_sim_energy(mb_sim *s, double *kinetic, double *potential) {
     return MB_OK;
 }
 
+int mb_sim_power_nc(mb_sim *s, double *q_nc, double *power) {
+    if (!s->m->forces_nc)
+        return mb_fail(s->msg, sizeof s->msg, MB_ERR_MODEL, "model %s has no forces_nc function",
+                       s->m->name ? s->m->name : "?");
+    mb_args a = {s->t, s->y, s->y + s->nz, NULL, s->u, s->p, NULL};
+    s->m->forces_nc(&a, q_nc);
+    double P = 0;
+    for (int i = 0; i < s->nz; ++i) P += s->y[s->nz + i] * q_nc[i];
+    if (!isfinite(P))
+        return mb_fail(s->msg, sizeof s->msg, MB_ERR_NAN, "power of the non-conservative forces is %g at t = %.10g", P,
+                       s->t);
+    *power = P;
+    return MB_OK;
+}
+
 int mb_sim_points(mb_sim *s, double *xyz) {
     if (!s->m->points || s->m->npt < 1)
         return mb_fail(s->msg, sizeof s->msg, MB_ERR_MODEL, "model %s has no points", s->m->name ? s->m->name : "?");

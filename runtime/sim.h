@@ -93,6 +93,10 @@ const mb_model *mb_sim_model(const mb_sim *s);
 const mb_sim_options *mb_sim_get_options(const mb_sim *s);
 /* Kinetic and potential energy at the current state (model->energy). */
 int mb_sim_energy(mb_sim *s, double *kinetic, double *potential);
+/* Power zd . Q_nc of the non-conservative forces (dampers, torques, forces, inputs, user force laws) at the
+ * current state; q_nc is the caller's workspace of nz values and receives Q_nc (model->forces_nc). Ideal
+ * constraints do no work, so T + V changes by the time integral of this power. */
+int mb_sim_power_nc(mb_sim *s, double *q_nc, double *power);
 /* Positions of the named points, 3 npt values (model->points). */
 int mb_sim_points(mb_sim *s, double *xyz);
 /* Constraint violation at the current state: max|Phi|, max|Phi_z zd + Phi_t|,

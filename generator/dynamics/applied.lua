@@ -48,12 +48,18 @@ local function add_wrench(w, k, F, x)
   w[k] = w[k] and S.add(w[k], Wk) or Wk
 end
 
--- Returns { wrench = {[k] = world wrench about O}, tau = {[k] = joint force}, potential = expr }.
+-- Returns { wrench = {[k] = world wrench about O}, tau = {[k] = joint force}, potential = expr,
+-- nc = { wrench =, tau = } }: nc holds the non-conservative part (everything without a potential: torques,
+-- forces, dampers, user force laws), whose power zd·Q_nc is the rate of the work that changes T + V.
 function A.build(tree, kin, st, syms)
   local s = A.state(tree, kin, st, syms)
   local t = syms.t
   local w, tau, pot = {}, {}, 0
-  local function add_tau(k, v) tau[k] = (tau[k] or 0) + v end
+  local nc = { wrench = {}, tau = {} }
+  local function add_tau(k, v, conservative)
+    tau[k] = (tau[k] or 0) + v
+    if not conservative then nc.tau[k] = (nc.tau[k] or 0) + v end
+  end
 
   for _, e in ipairs(tree.torques or {}) do
     add_tau(e.coord, value(e.value, t, s, tree, string.format('torque "%s"', e.name)))
@@ -61,7 +67,8 @@ function A.build(tree, kin, st, syms)
   for _, e in ipairs(tree.joint_springs or {}) do
     local k = e.coord
     local dz = syms.z[k] - (e.rest or 0)
-    add_tau(k, -(e.stiffness or 0) * dz - (e.damping or 0) * syms.zd[k])
+    add_tau(k, -(e.stiffness or 0) * dz, true)
+    add_tau(k, -(e.damping or 0) * syms.zd[k])
     pot = pot + (e.stiffness or 0) * dz * dz * 0.5
   end
   for _, e in ipairs(tree.forces or {}) do
@@ -69,6 +76,7 @@ function A.build(tree, kin, st, syms)
     local F = value(e.value, t, s, tree, elem)
     if e.frame == "body" and e.body ~= 0 then F = V.matvec(kin[e.body].A, F) end
     add_wrench(w, e.body, F, K.point(kin, e.body, e.at))
+    add_wrench(nc.wrench, e.body, F, K.point(kin, e.body, e.at))
   end
   for _, e in ipairs(tree.springs or {}) do
     local xa, xb = K.point(kin, e.a.body, e.a.at), K.point(kin, e.b.body, e.b.at)
@@ -78,18 +86,23 @@ function A.build(tree, kin, st, syms)
     local dir = V.scale(1 / l, d)
     local ldot = V.dot(dir, V.sub(vb, va))
     local stretch = l - (e.length or 0)
-    local tension
+    local tension, tension_nc
     if e.force then
       tension = value(function() return e.force(stretch, ldot) end, t, s, tree, string.format('spring "%s"', e.name))
+      tension_nc = tension
     else
-      tension = (e.stiffness or 0) * stretch + (e.damping or 0) * ldot
+      tension_nc = (e.damping or 0) * ldot
+      tension = (e.stiffness or 0) * stretch + tension_nc
       pot = pot + (e.stiffness or 0) * stretch * stretch * 0.5
     end
     local Fb = V.scale(-tension, dir)                      -- pulls b towards a when stretched
     add_wrench(w, e.b.body, Fb, xb)
     add_wrench(w, e.a.body, V.scale(-1, Fb), xa)
+    local Fb_nc = V.scale(-tension_nc, dir)
+    add_wrench(nc.wrench, e.b.body, Fb_nc, xb)
+    add_wrench(nc.wrench, e.a.body, V.scale(-1, Fb_nc), xa)
   end
-  return { wrench = w, tau = tau, potential = pot }
+  return { wrench = w, tau = tau, potential = pot, nc = nc }
 end
 
 -- Generalized applied forces Q_i = τ_i + b_i · Σ_{k ⪰ i} w_k.

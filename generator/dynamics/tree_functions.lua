@@ -98,6 +98,7 @@ function T.build(tree)
   local Q = {}
   for k = 1, n do Q[k] = Qapp[k] - r0[k] end
   add("forces", n, 1, Q)
+  add("forces_nc", n, 1, AP.generalized(tree, kin, ap.nc))
 
   local r, dz, dzd, st, F = residual_with_jacobians(tree, kin, IC, anc, syms, syms.zdd, Qapp, dQz, dQzd)
   add("inverse_dynamics", n, 1, r)

@@ -13,7 +13,7 @@ M.VERSION = "mbgen 0.1"
 
 -- Every function slot of mb_model, in the struct's order (runtime/mb_model.h).
 local SLOTS = {
-  "mass", "forces", "inverse_dynamics",
+  "mass", "forces", "forces_nc", "inverse_dynamics",
   "inverse_dynamics_dz", "inverse_dynamics_dzd", "inverse_dynamics_dp", "inverse_dynamics_tangent",
   "forward_dynamics", "forward_dynamics_dz", "forward_dynamics_dzd", "forward_dynamics_dp",
   "energy", "points", "points_dz",

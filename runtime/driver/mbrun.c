@@ -222,6 +222,7 @@ static int run(const run_args *a) {
     char tmp[4096] = "";
     FILE *f = NULL;
     mb_csv *csv = NULL;
+    double *q_nc = NULL;
     int status = 1, rc = MB_OK;
 
     mb_sim *s = mb_sim_create(m, &a->o, err, sizeof err);
@@ -243,6 +244,16 @@ static int run(const run_args *a) {
     }
     double T0 = NAN, V0 = NAN, T1 = NAN, V1 = NAN;
     if (m->energy && (rc = mb_sim_energy(s, &T0, &V0))) goto sim_error;
+    /* Work of the non-conservative forces: trapezoidal quadrature of zd . Q_nc over the output times
+     * (second order in the output interval; --output-step refines it). */
+    double work = 0, p_prev = 0;
+    if (m->forces_nc) q_nc = malloc((size_t)(m->nz > 0 ? m->nz : 1) * sizeof *q_nc);
+    int track_work = q_nc != NULL;
+    if (m->forces_nc && !q_nc) {
+        fprintf(stderr, "mbrun: error: out of memory\n");
+        goto done;
+    }
+    if (track_work && (rc = mb_sim_power_nc(s, q_nc, &p_prev))) goto sim_error;
 
     /* The CSV goes to a temporary name and is renamed at the end, so a failed
      * run leaves no half-written file. */
@@ -263,7 +274,14 @@ static int run(const run_args *a) {
     long nout = a->t_end > 0 ? (long)ceil(a->t_end / dt * (1 - 1e-12)) : 0;
     for (long k = 1; k <= nout; ++k) {
         double t = k == nout ? a->t_end : k * dt;
+        double t_prev = mb_sim_t(s);
         if ((rc = mb_sim_step(s, t))) goto sim_error;
+        if (track_work) {
+            double p_now;
+            if ((rc = mb_sim_power_nc(s, q_nc, &p_now))) goto sim_error;
+            work += 0.5 * (p_prev + p_now) * (mb_sim_t(s) - t_prev);
+            p_prev = p_now;
+        }
         if (csv && mb_csv_row(csv, s, err, sizeof err)) goto out_error;
         if (bar && now() - w0 > 2.0) {
             progress((double)k / nout, t, a->t_end);
@@ -306,8 +324,12 @@ static int run(const run_args *a) {
             double E0 = T0 + V0, E1 = T1 + V1;
             printf("energy start %.10g (kinetic %.10g, potential %.10g)\n", E0, T0, V0);
             printf("energy end   %.10g (kinetic %.10g, potential %.10g)\n", E1, T1, V1);
-            printf("energy change %.3g (relative %.3g); non-conservative work is not tracked\n", E1 - E0,
-                   (E1 - E0) / fmax(fabs(E0), 1e-300));
+            if (track_work)
+                printf("energy change %.6g, work of non-conservative forces %.6g, balance %.3g (relative %.3g)\n",
+                       E1 - E0, work, E1 - E0 - work, (E1 - E0 - work) / fmax(fmax(fabs(E0), fabs(work)), 1e-300));
+            else
+                printf("energy change %.3g (relative %.3g); non-conservative work is not tracked\n", E1 - E0,
+                       (E1 - E0) / fmax(fabs(E0), 1e-300));
         }
         if (m->nc > 0) {
             double v[3];
@@ -337,6 +359,7 @@ done:
     if (tmp[0]) remove(tmp);
     mb_csv_free(csv);
     mb_sim_free(s);
+    free(q_nc);
     return status;
 }
 
