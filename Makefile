@@ -55,12 +55,8 @@ $(BUILD)/tests/%.t: tests/c/%.c tests/tap.h $(RUNTIME_LIB) $(wildcard generated/
 	$(CC) $(CFLAGS) -I. -Iruntime -Itests -Igenerated $< -o $@ $(RUNTIME_LIB) $(LDLIBS)
 
 # The main job: generate the default model, compile it with the runtime's driver, simulate, summarize.
-RUN_NAME := $(basename $(notdir $(MODEL)))
-run: deps $(RUNTIME_LIB)
-	$(MBGEN) generate $(MODEL) -o $(BUILD)/run
-	$(CC) $(CFLAGS) -Iruntime -I$(BUILD)/run -DMB_MODEL=$(RUN_NAME)_model runtime/driver/mbrun.c \
-	  $(BUILD)/run/$(RUN_NAME).c $(RUNTIME_LIB) $(LDLIBS) -o $(BUILD)/run/$(RUN_NAME)
-	$(BUILD)/run/$(RUN_NAME) $(RUN_ARGS)
+run: deps
+	$(MBGEN) run $(MODEL) $(RUN_ARGS)
 
 test: deps $(CTEST_BIN)
 	prove --exec '' $(PROVE_FLAGS) tests/*.t $(CTEST_BIN)

@@ -98,12 +98,7 @@ for _, cmd in ipairs { "generate", "info", "run", "check", "sens" } do
   local u2 = mbgen("help " .. cmd)
   tap.is(u2, u, "mbgen help " .. cmd .. " is the same text")
 end
-for _, cmd in ipairs { "run" } do   -- check works: tests/dyn_check.t, sens: tests/sens_tree.t
-  local o, e, c = mbgen(cmd .. " models/double_pendulum.lua")
-  tap.is(e, "mbgen " .. cmd .. ": not implemented yet\n", "mbgen " .. cmd .. " says it is not implemented yet")
-  tap.is(c, 2, "mbgen " .. cmd .. ": exit 2")
-  tap.is(o, "", "mbgen " .. cmd .. ": nothing on stdout")
-end
+-- run: tests/run_cli.t, check: tests/dyn_check.t, sens: tests/sens_tree.t
 local _, e, c = mbgen("inf models/chain.lua")
 tap.like(e, '^mbgen: unknown command inf %(did you mean "info"%?%)', "unknown command suggests one")
 tap.is(c, 2, "unknown command: exit 2")

@@ -1,0 +1,113 @@
+-- run/plot_svg.lua: a self-contained SVG of a run (coordinates and energy against time) from mbrun's CSV.
+local P = {}
+
+local W, PANEL_H, LEFT, RIGHT, TOP, GAP = 900, 300, 70, 190, 40, 70
+local COLORS = { "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
+  "#bcbd22", "#17becf" }
+
+-- Parses the CSV: header names and numeric columns. Returns nil, message on anything unexpected.
+function P.read_csv(text)
+  local lines = {}
+  for line in text:gmatch("[^\n]+") do lines[#lines + 1] = line end
+  if #lines < 2 then return nil, "the CSV has no data rows" end
+  local names = {}
+  for nm in lines[1]:gmatch("[^,]+") do names[#names + 1] = nm end
+  local cols = {}
+  for j = 1, #names do cols[j] = {} end
+  for i = 2, #lines do
+    local j = 0
+    for v in lines[i]:gmatch("[^,]+") do
+      j = j + 1
+      local x = tonumber(v)
+      if not x or x ~= x or x == math.huge or x == -math.huge then
+        return nil, string.format("row %d column %s is not a finite number: %s", i, names[j] or "?", v)
+      end
+      if cols[j] then cols[j][#cols[j] + 1] = x end
+    end
+    if j ~= #names then return nil, string.format("row %d has %d values for %d columns", i, j, #names) end
+  end
+  return { names = names, cols = cols }
+end
+
+-- Round tick spacing (1, 2 or 5 times a power of ten) for about n ticks over [lo, hi].
+local function ticks(lo, hi, n)
+  local span = hi - lo
+  local raw = span / n
+  local mag = 10 ^ math.floor(math.log(raw, 10))
+  local step = mag
+  for _, m in ipairs { 1, 2, 5, 10 } do
+    if m * mag >= raw then step = m * mag break end
+  end
+  local out = {}
+  local t = math.ceil(lo / step) * step
+  while t <= hi + 1e-9 * span do
+    out[#out + 1] = math.abs(t) < 1e-12 * step and 0 or t
+    t = t + step
+  end
+  return out
+end
+
+local function fmt(x) return string.format("%.4g", x) end
+local function esc(s) return (s:gsub("&", "&amp;"):gsub("<", "&lt;"):gsub(">", "&gt;")) end
+
+-- One panel: series = { { name =, values = } }, drawn against t at vertical offset y0.
+local function panel(out, y0, title, t, series)
+  local lo, hi = math.huge, -math.huge
+  for _, s in ipairs(series) do
+    for _, v in ipairs(s.values) do lo, hi = math.min(lo, v), math.max(hi, v) end
+  end
+  if hi - lo < 1e-12 * math.max(1, math.abs(hi)) then lo, hi = lo - 0.5, hi + 0.5 end
+  local pad = 0.05 * (hi - lo)
+  lo, hi = lo - pad, hi + pad
+  local t0, t1 = t[1], t[#t]
+  if t1 <= t0 then t1 = t0 + 1 end
+  local pw = W - LEFT - RIGHT
+  local function X(x) return LEFT + (x - t0) / (t1 - t0) * pw end
+  local function Y(y) return y0 + PANEL_H - (y - lo) / (hi - lo) * PANEL_H end
+  out[#out + 1] = string.format('<text x="%d" y="%d" font-size="15" font-weight="bold">%s</text>', LEFT, y0 - 12, esc(title))
+  out[#out + 1] = string.format('<rect x="%d" y="%d" width="%d" height="%d" fill="none" stroke="#444"/>', LEFT, y0, pw, PANEL_H)
+  for _, v in ipairs(ticks(lo, hi, 6)) do
+    out[#out + 1] = string.format('<line x1="%d" y1="%.2f" x2="%d" y2="%.2f" stroke="#ddd"/>', LEFT, Y(v), LEFT + pw, Y(v))
+    out[#out + 1] = string.format('<text x="%d" y="%.2f" font-size="11" text-anchor="end">%s</text>', LEFT - 6, Y(v) + 4, fmt(v))
+  end
+  for _, v in ipairs(ticks(t0, t1, 8)) do
+    out[#out + 1] = string.format('<line x1="%.2f" y1="%d" x2="%.2f" y2="%d" stroke="#ddd"/>', X(v), y0, X(v), y0 + PANEL_H)
+    out[#out + 1] = string.format('<text x="%.2f" y="%d" font-size="11" text-anchor="middle">%s</text>', X(v), y0 + PANEL_H + 16, fmt(v))
+  end
+  out[#out + 1] = string.format('<text x="%d" y="%d" font-size="12" text-anchor="middle">t [s]</text>', LEFT + pw // 2, y0 + PANEL_H + 34)
+  for i, s in ipairs(series) do
+    local pts = {}
+    for k, v in ipairs(s.values) do pts[k] = string.format("%.2f,%.2f", X(t[k]), Y(v)) end
+    local color = COLORS[(i - 1) % #COLORS + 1]
+    out[#out + 1] = string.format('<polyline fill="none" stroke="%s" stroke-width="1.5" points="%s"/>', color, table.concat(pts, " "))
+    local ly = y0 + 14 + (i - 1) * 18
+    out[#out + 1] = string.format('<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="%s" stroke-width="3"/>', W - RIGHT + 12, ly - 4, W - RIGHT + 32, ly - 4, color)
+    out[#out + 1] = string.format('<text x="%d" y="%d" font-size="12">%s</text>', W - RIGHT + 38, ly, esc(s.name))
+  end
+end
+
+-- The SVG text: coordinates in the first panel, kinetic, potential and total energy in the second.
+function P.svg(data, title)
+  local idx = {}
+  for j, nm in ipairs(data.names) do idx[nm] = j end
+  local t = data.cols[idx.t or 1]
+  local coords, energy = {}, {}
+  for j, nm in ipairs(data.names) do
+    local q = nm:match("^z%.(.+)$")
+    if q then coords[#coords + 1] = { name = q, values = data.cols[j] } end
+  end
+  for _, nm in ipairs { "kinetic", "potential", "energy" } do
+    if idx[nm] then energy[#energy + 1] = { name = nm == "energy" and "total" or nm, values = data.cols[idx[nm]] } end
+  end
+  local panels = { { "Coordinates", coords } }
+  if #energy > 0 then panels[2] = { "Energy [J]", energy } end
+  local H = TOP + #panels * (PANEL_H + GAP + 20)
+  local out = { string.format('<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif">', W, H, W, H),
+    string.format('<rect width="%d" height="%d" fill="white"/>', W, H),
+    string.format('<text x="%d" y="22" font-size="17">%s</text>', LEFT, esc(title)) }
+  for i, pnl in ipairs(panels) do panel(out, TOP + 30 + (i - 1) * (PANEL_H + GAP + 20), pnl[1], t, pnl[2]) end
+  out[#out + 1] = "</svg>"
+  return table.concat(out, "\n") .. "\n"
+end
+
+return P
