@@ -75,7 +75,7 @@ generate: deps
 	@for m in $(MODELS); do echo "mbgen generate $$m"; $(MBGEN) generate $$m -o generated || exit 1; done
 
 bench: deps $(RUNTIME_LIB)
-	@for b in tests/bench/*.sh; do [ -f "$$b" ] && bash "$$b" || true; done
+	@fail=0; for b in tests/bench/*.sh; do echo "== $$b"; bash "$$b" || { echo "FAILED: $$b"; fail=1; }; done; exit $$fail
 
 clean:
 	rm -rf $(BUILD) build-asan
