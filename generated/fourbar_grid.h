@@ -26,5 +26,14 @@ void fourbar_grid_points_dz(const mb_args *a, mb_real *out);
 void fourbar_grid_forward_dynamics(const mb_args *a, mb_real *out);
 void fourbar_grid_forward_dynamics_dz(const mb_args *a, mb_real *out);
 void fourbar_grid_forward_dynamics_dzd(const mb_args *a, mb_real *out);
+void fourbar_grid_constraints(const mb_args *a, mb_real *out);
+void fourbar_grid_constraints_dz(const mb_args *a, mb_real *out);
+void fourbar_grid_constraints_dt(const mb_args *a, mb_real *out);
+void fourbar_grid_constraint_bias(const mb_args *a, mb_real *out);
+void fourbar_grid_constraint_bias_dz(const mb_args *a, mb_real *out);
+void fourbar_grid_constraint_bias_dzd(const mb_args *a, mb_real *out);
+void fourbar_grid_constraints_dz_tw_dz(const mb_args *a, mb_real *out);
+void fourbar_grid_constraint_vel_dz(const mb_args *a, mb_real *out);
+void fourbar_grid_constraint_acc_dz(const mb_args *a, mb_real *out);
 
 #endif

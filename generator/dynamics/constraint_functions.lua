@@ -3,11 +3,10 @@ local E = require "sym.expr"
 local V = require "sym.vec"
 local D = require "sym.diff"
 local K = require "dynamics.kinematics"
+local S = require "dynamics.spatial"
+local R = require "dynamics.rnea"
 
 local M = {}
-
--- Largest nc · nz emitted (see M.build).
-M.MAX_SIZE = 400
 
 -- Two unit directions perpendicular to n (a numeric 3-vector), so (u, v, n) is right-handed: the
 -- axis least aligned with n, its n component removed (the planar joint's rule, generator/README.md).
@@ -36,33 +35,73 @@ local function numeric(vec)
   return out
 end
 
-local function rot(kin, k, x) return V.matvec(kin[k].A, x) end
+-- Loop equations are built on jets {value, d/dt, d²/dt² at zdd = 0} of points and body-fixed directions,
+-- so the bias comes from the recursive kinematics (point accelerations from the spatial accelerations
+-- dZ/dt, DERIVATIVES.md §2) instead of differentiating Phi_z zd node by node, which grows like
+-- nc · nz · depth² (fourbar_grid NY = 1: 24 MB of C).
+local ZERO3 = { 0, 0, 0 }
 
--- The equations of one loop or rod, in natural coordinates of the end points (seeds/002.md §1.6).
-local function loop_equations(kin, c)
-  local ra, rb = K.point(kin, c.a.body, c.a.at), K.point(kin, c.b.body, c.b.at)
-  local d = V.sub(ra, rb)
+local function jets(kin, st, gravity)
+  local J = {}
+  -- Body k's angular velocity, angular acceleration and the acceleration of the body point at the origin
+  -- (st holds a = dZ/dt with gravity as base acceleration [-g; 0]; remove it).
+  local function motion(k)
+    local Z, a = st[k].Z, st[k].a
+    return S.ang(Z), S.lin(Z), S.ang(a), V.add(S.lin(a), gravity)
+  end
+  function J.point(k, at)
+    local x = K.point(kin, k, at)
+    if k == 0 then return { x, ZERO3, ZERO3 } end
+    local w, sd, wd, sdd = motion(k)
+    local v = V.add(sd, V.cross(w, x))
+    return { x, v, V.add(V.add(sdd, V.cross(wd, x)), V.cross(w, v)) }
+  end
+  function J.rot(k, u)
+    local x = V.matvec(kin[k].A, u)
+    if k == 0 then return { x, ZERO3, ZERO3 } end
+    local w, _, wd = motion(k)
+    local xd = V.cross(w, x)
+    return { x, xd, V.add(V.cross(wd, x), V.cross(w, xd)) }
+  end
+  function J.sub(a, b) return { V.sub(a[1], b[1]), V.sub(a[2], b[2]), V.sub(a[3], b[3]) } end
+  function J.dot(a, b)
+    return { V.dot(a[1], b[1]), V.dot(a[2], b[1]) + V.dot(a[1], b[2]),
+             V.dot(a[3], b[1]) + V.dot(a[2], b[2]) * 2 + V.dot(a[1], b[3]) }
+  end
+  function J.cross(a, b)
+    return { V.cross(a[1], b[1]), V.add(V.cross(a[2], b[1]), V.cross(a[1], b[2])),
+             V.add(V.add(V.cross(a[3], b[1]), V.scale(2, V.cross(a[2], b[2]))), V.cross(a[1], b[3])) }
+  end
+  return J
+end
+
+-- The equations of one loop or rod, in natural coordinates of the end points (seeds/002.md §1.6), as
+-- scalar jets {Phi_i, dPhi_i/dt, d²Phi_i/dt² at zdd = 0}.
+local function loop_equations(J, c)
+  local d = J.sub(J.point(c.a.body, c.a.at), J.point(c.b.body, c.b.at))
   local t = c.type
+  local function comp(i) return { d[1][i], d[2][i], d[3][i] } end
   if c.kind == "rod" or t == "distance" then
     local L = c.length
     if L == nil then                     -- a rod keeps the distance it has in the initial assembly
       error({ message = 'rod "' .. tostring(c.name) .. '" needs a length', line = c.line }, 0)
     end
-    return { V.dot(d, d) - E.lift(L) * L }
+    local dd = J.dot(d, d)
+    return { { dd[1] - E.lift(L) * L, dd[2], dd[3] } }
   elseif t == "spherical" then
-    return { d[1], d[2], d[3] }
+    return { comp(1), comp(2), comp(3) }
   elseif t == "point2d" then
     local u, v = plane_basis(numeric(c.normal or { 0, 0, 1 }))
-    return { V.dot(d, rot(kin, c.b.body, u)), V.dot(d, rot(kin, c.b.body, v)) }
+    return { J.dot(d, J.rot(c.b.body, u)), J.dot(d, J.rot(c.b.body, v)) }
   elseif t == "revolute" then
     -- Point coincidence (3) and the axis of a perpendicular to two directions fixed in b (2).
-    local ua = rot(kin, c.a.body, c.axis)
+    local ua = J.rot(c.a.body, c.axis)
     local p1, p2 = plane_basis(numeric(c.axis_b or c.axis))
-    return { d[1], d[2], d[3], V.dot(ua, rot(kin, c.b.body, p1)), V.dot(ua, rot(kin, c.b.body, p2)) }
+    return { comp(1), comp(2), comp(3), J.dot(ua, J.rot(c.b.body, p1)), J.dot(ua, J.rot(c.b.body, p2)) }
   elseif t == "prismatic2d" then
-    local n = rot(kin, c.b.body, c.normal or { 0, 0, 1 })
-    local ua, ub = rot(kin, c.a.body, c.axis), rot(kin, c.b.body, c.axis_b or c.axis)
-    return { V.dot(V.cross(ua, ub), n), V.dot(d, V.cross(n, ub)) }
+    local n = J.rot(c.b.body, c.normal or { 0, 0, 1 })
+    local ua, ub = J.rot(c.a.body, c.axis), J.rot(c.b.body, c.axis_b or c.axis)
+    return { J.dot(J.cross(ua, ub), n), J.dot(d, J.cross(n, ub)) }
   end
   error({ message = "loop type " .. tostring(t) .. " has no constraint equations", line = c.line }, 0)
 end
@@ -89,15 +128,24 @@ function M.build(tree, built)
   if #cons == 0 then return {} end
   local syms, kin, ps = built.symbols, built.kin, built.psyms or {}
   local n = #tree.bodies
-  -- Node-by-node bias and curvature terms grow like nc · nz · depth² (fourbar_grid NY = 1: 24 MB
-  -- of C). Until they come from the point-acceleration recursion, large models get none (known gap).
-  local count = 0
-  for _, c in ipairs(cons) do count = count + (c.equations or 0) end
-  if count * n > M.MAX_SIZE then return {} end
-  local phi = {}
+  local J = jets(kin, built.state, tree.gravity or ZERO3)
+  -- The same jets with the accelerations zdd: their second derivative is Phi_z zdd + bias.
+  local Ja = jets(kin, R.forward(tree, kin, syms.zd, syms.zdd), tree.gravity or ZERO3)
+  local phi, vel, bias, accz, drive = {}, {}, {}, {}, {}
   for _, c in ipairs(cons) do
-    local eqs = c.kind == "drive" and drive_equation(tree, syms, c) or loop_equations(kin, c)
-    for _, e in ipairs(eqs) do phi[#phi + 1] = E.lift(e) end
+    if c.kind == "drive" then
+      for _, e in ipairs(drive_equation(tree, syms, c)) do
+        phi[#phi + 1] = E.lift(e)
+        drive[#phi] = true
+      end
+    else
+      local ea = loop_equations(Ja, c)
+      for k, e in ipairs(loop_equations(J, c)) do
+        phi[#phi + 1] = E.lift(e[1])
+        vel[#phi], bias[#phi] = E.lift(e[2]), E.lift(e[3])
+        accz[#phi] = ea[k][3] - e[3]
+      end
+    end
   end
   local nc = #phi
   local fns = {}
@@ -111,32 +159,32 @@ function M.build(tree, built)
   add("constraints_dz", nc, n, flat(Jz, nc, n), true)
   if #ps > 0 then add("constraints_dp", nc, #ps, flat(D.jacobian(phi, ps), nc, #ps), true) end
   add("constraints_dt", nc, 1, phit, false)
-  -- bias = d/dt (Phi_z zd + Phi_t) at zdd = 0: the z-Jacobian of g times zd plus dg/dt.
-  local g = {}
-  for i = 1, nc do
-    local terms = { phit[i] }
-    for j = 1, n do terms[#terms + 1] = Jz[i][j] * syms.zd[j] end
-    g[i] = E.sum(terms)
-  end
-  local Jg = D.jacobian(g, syms.z)
-  local bias = {}
-  for i = 1, nc do
-    local terms = { D.derivative(g[i], syms.t) }
-    for j = 1, n do terms[#terms + 1] = Jg[i][j] * syms.zd[j] end
+  -- A drive row is z_k - f(t, ...): its bias d/dt (Phi_z zd + Phi_t) at zdd = 0 is small node by node.
+  for i in pairs(drive) do
+    local terms, ta = { phit[i] }, {}
+    for j = 1, n do
+      terms[#terms + 1] = Jz[i][j] * syms.zd[j]
+      ta[j] = Jz[i][j] * syms.zdd[j]
+    end
+    local g = E.sum(terms)
+    vel[i], accz[i] = g, E.sum(ta)
+    local Jg = D.jacobian({ g }, syms.z)
+    terms = { D.derivative(g, syms.t) }
+    for j = 1, n do terms[#terms + 1] = Jg[1][j] * syms.zd[j] end
     bias[i] = E.sum(terms)
   end
   add("constraint_bias", nc, 1, bias, false)
   add("constraint_bias_dz", nc, n, flat(D.jacobian(bias, syms.z), nc, n), true)
   add("constraint_bias_dzd", nc, n, flat(D.jacobian(bias, syms.zd), nc, n), true)
   if #ps > 0 then add("constraint_bias_dp", nc, #ps, flat(D.jacobian(bias, ps), nc, #ps), true) end
-  -- d(Phi_z' w)/dz with w the run-time weights (multipliers).
-  local tw = {}
-  for c = 1, n do
-    local terms = {}
-    for i = 1, nc do terms[#terms + 1] = Jz[i][c] * E.symbol("w", i - 1, "w" .. i) end
-    tw[c] = E.sum(terms)
-  end
+  -- d(Phi_z' w)/dz with w the run-time weights (multipliers); Phi_z' w is the gradient of w . Phi, which
+  -- reverse mode builds with the kinematics shared instead of nc rows of Phi_z.
+  local wphi = {}
+  for i = 1, nc do wphi[i] = phi[i] * E.symbol("w", i - 1, "w" .. i) end
+  local tw = D.gradient(E.sum(wphi), syms.z)
   add("constraints_dz_tw_dz", n, n, flat(D.jacobian(tw, syms.z), n, n), true)
+  -- For the sensitivity functions (constraint_sensitivity.lua): Phi_z zd + Phi_t, Phi_z zdd and Phi_z' w.
+  fns.velocity, fns.acceleration, fns.reaction = vel, accz, tw
   return fns
 end
 

@@ -27,8 +27,9 @@ function M.build(tree, built, cfns)
   local syms, ps = built.symbols, built.psyms or {}
   local nc, n = Jf.rows, Jf.cols
   local function J(i, j) return Jf.exprs[(j - 1) * nc + i] end
-  local vel, acc, tw = {}, {}, {}
-  for i = 1, nc do
+  local vel, acc, tw = cfns.velocity, cfns.acceleration, cfns.reaction
+  if not (vel and acc and tw) then vel, acc, tw = {}, {}, {} end
+  for i = 1, #vel == 0 and nc or 0 do
     local tv, ta = { Tf.exprs[i] }, {}
     for j = 1, n do
       tv[#tv + 1] = J(i, j) * syms.zd[j]
@@ -36,7 +37,7 @@ function M.build(tree, built, cfns)
     end
     vel[i], acc[i] = E.sum(tv), E.sum(ta)
   end
-  for c = 1, n do
+  for c = 1, #tw == 0 and n or 0 do
     local terms = {}
     for i = 1, nc do terms[#terms + 1] = J(i, c) * E.symbol("w", i - 1, "w" .. i) end
     tw[c] = E.sum(terms)

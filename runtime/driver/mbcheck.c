@@ -25,6 +25,7 @@ typedef struct {
     mb_fn *base, *deriv;
     int rows, arr, cols;   /* base output size, differentiated array, its size */
     int solves;            /* the function solves with M: its rounding grows with cond(M) */
+    int contract;          /* the base is nc x nz Phi_z; compare with Phi_z' w (constraints_dz_tw_dz) */
 } check_item;
 
 /* A lower bound of cond(M) from its Cholesky pivots, (max L_ii / min L_ii)^2: enough to tell a rounding
@@ -95,7 +96,7 @@ int main(int argc, char **argv)
     int ni = 0;
 #define ITEM(dname, b, d, r, ar, c) \
     if (m->b && m->d && (c) > 0 && (r) > 0) \
-        items[ni++] = (check_item){ dname, m->b, m->d, r, ar, c, strncmp(#d, "forward_dynamics", 16) == 0 }
+        items[ni++] = (check_item){ dname, m->b, m->d, r, ar, c, strncmp(#d, "forward_dynamics", 16) == 0, 0 }
     ITEM("mass (d inverse_dynamics / d zdd)", inverse_dynamics, mass, nz, ARR_ZDD, nz);
     ITEM("inverse_dynamics_dz", inverse_dynamics, inverse_dynamics_dz, nz, ARR_Z, nz);
     ITEM("inverse_dynamics_dzd", inverse_dynamics, inverse_dynamics_dzd, nz, ARR_ZD, nz);
@@ -112,6 +113,8 @@ int main(int argc, char **argv)
     ITEM("constraint_bias_dzd", constraint_bias, constraint_bias_dzd, nc, ARR_ZD, nz);
     ITEM("constraint_bias_dp", constraint_bias, constraint_bias_dp, nc, ARR_P, np);
 #undef ITEM
+    if (m->constraints_dz && m->constraints_dz_tw_dz && nc > 0)
+        items[ni++] = (check_item){ "constraints_dz_tw_dz", m->constraints_dz, m->constraints_dz_tw_dz, nz, ARR_Z, nz, 0, 1 };
 
     size_t big = (size_t)(nz + np + nc + 3 * npt + 4) * (size_t)(nz + np + 4);
     mb_real *buf = calloc(6 * (size_t)(nz + nu + np + nc + 4) + 4 * big, sizeof *buf);
@@ -171,6 +174,15 @@ int main(int argc, char **argv)
                 for (int k = 0; k < nx; ++k) *x[k] = x0[k] - dir[k] * hd;
                 to_args(&s, &a); c->base(&a, fm);
                 for (int k = 0; k < nx; ++k) *x[k] = x0[k];
+                if (c->contract) {   /* Phi_z (nc x nz) -> Phi_z' w (nz), in place: column r only reads ahead */
+                    mb_real *fs[3] = { f0, fp, fm };
+                    for (int q = 0; q < 3; ++q)
+                        for (int r = 0; r < nz; ++r) {
+                            mb_real acc = 0;
+                            for (int i = 0; i < nc; ++i) acc += fs[q][i + (size_t)r * nc] * s.w[i];
+                            fs[q][r] = acc;
+                        }
+                }
                 for (int i = 0; i < c->rows; ++i) {
                     double an = creal(J[i + (size_t)j * c->rows]);
                     double cs = cimag(f0[i]) / h;
