@@ -123,6 +123,20 @@ local function flat(J, rows, cols)
   return out
 end
 
+-- The constraint equations alone (1-based list of expressions), for callers that need no derivatives.
+function M.equations(tree, built)
+  local J = jets(built.kin, built.state, tree.gravity or ZERO3)
+  local phi = {}
+  for _, c in ipairs(tree.constraints or {}) do
+    if c.kind == "drive" then
+      for _, e in ipairs(drive_equation(tree, built.symbols, c)) do phi[#phi + 1] = E.lift(e) end
+    else
+      for _, e in ipairs(loop_equations(J, c)) do phi[#phi + 1] = E.lift(e[1]) end
+    end
+  end
+  return phi
+end
+
 function M.build(tree, built)
   local cons = tree.constraints or {}
   if #cons == 0 then return {} end
