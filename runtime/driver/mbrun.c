@@ -43,8 +43,8 @@ static void usage(FILE *f, const char *prog) {
             "  --alpha A             al3: penalty (default automatic, 1e3 relative to M and h)\n"
             "  --tolerance TOL       dopri5 relative and absolute tolerance\n"
             "  --max-steps N         steps allowed per output interval\n"
-            "  --newton-tol TOL      trapezoidal: Newton tolerance on the correction\n"
-            "  --newton-max-iter N   trapezoidal: Newton iterations per step\n"
+            "  --newton-tol TOL      trapezoidal, al3: Newton tolerance on the correction\n"
+            "  --newton-max-iter N   trapezoidal, al3: Newton iterations per step\n"
             "  --forward-dynamics    rk4, dopri5: use the model's O(n) forward dynamics\n"
             "  --out FILE.csv        write time, coordinates, velocities, energy, points\n"
             "  --output-step DT      spacing of the CSV rows (default about t_end / 1000)\n"
@@ -160,6 +160,7 @@ static int parse_args(int argc, char **argv, run_args *a) {
                 return 2;
             }
             a->o.newton_tol = v;
+            a->o.al3.newton_tol = v;   /* al3 holds its own Newton options */
         } else if (!strcmp(opt, "--newton-max-iter")) {
             if (parse_num(opt, val, &v)) return 2;
             if (v < 1 || v > 1e6 || v != floor(v)) {
@@ -167,6 +168,7 @@ static int parse_args(int argc, char **argv, run_args *a) {
                 return 2;
             }
             a->o.newton_max_iter = (int)v;
+            a->o.al3.max_iter = (int)v;
         } else if (!strcmp(opt, "--out")) {
             a->out = val;
         } else if (!strcmp(opt, "--output-step")) {
