@@ -303,7 +303,7 @@ function M.generate(tree, source_text, opts)
   T[#T + 1] = string.format("    .n_independent = %d,", #indep)
   T[#T + 1] = string.format("    .simulate = { %s, %s, %s, %s, %s },",
     c_number(sim.t_end or 1), c_number(sim.step or 1e-3), c_number(sim.tolerance or 1e-6),
-    c_string(sim.integrator or "rk4"), c_string(sim.formulation or "tree"))
+    c_string(sim.integrator or "rk4"), c_string(sim.formulation or (M.constraint_count(tree) > 0 and "matrix_r" or "tree")))
   for _, slot in ipairs(SLOTS) do
     if byname[slot] then T[#T + 1] = string.format("    .%s = %s_%s,", slot, name, slot) end
   end
