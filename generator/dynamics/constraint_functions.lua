@@ -3,8 +3,8 @@ local E = require "sym.expr"
 local V = require "sym.vec"
 local D = require "sym.diff"
 local K = require "dynamics.kinematics"
-local S = require "dynamics.spatial"
 local R = require "dynamics.rnea"
+local jets = require "dynamics.point_jets"
 
 local M = {}
 
@@ -35,45 +35,10 @@ local function numeric(vec)
   return out
 end
 
--- Loop equations are built on jets {value, d/dt, d²/dt² at zdd = 0} of points and body-fixed directions,
--- so the bias comes from the recursive kinematics (point accelerations from the spatial accelerations
--- dZ/dt, DERIVATIVES.md §2) instead of differentiating Phi_z zd node by node, which grows like
--- nc · nz · depth² (fourbar_grid NY = 1: 24 MB of C).
+-- Loop equations are built on jets {value, d/dt, d²/dt²} of points and body-fixed directions
+-- (dynamics/point_jets.lua), so the bias comes from the recursive kinematics instead of differentiating
+-- Phi_z zd node by node, which grows like nc · nz · depth² (fourbar_grid NY = 1: 24 MB of C).
 local ZERO3 = { 0, 0, 0 }
-
-local function jets(kin, st, gravity)
-  local J = {}
-  -- Body k's angular velocity, angular acceleration and the acceleration of the body point at the origin
-  -- (st holds a = dZ/dt with gravity as base acceleration [-g; 0]; remove it).
-  local function motion(k)
-    local Z, a = st[k].Z, st[k].a
-    return S.ang(Z), S.lin(Z), S.ang(a), V.add(S.lin(a), gravity)
-  end
-  function J.point(k, at)
-    local x = K.point(kin, k, at)
-    if k == 0 then return { x, ZERO3, ZERO3 } end
-    local w, sd, wd, sdd = motion(k)
-    local v = V.add(sd, V.cross(w, x))
-    return { x, v, V.add(V.add(sdd, V.cross(wd, x)), V.cross(w, v)) }
-  end
-  function J.rot(k, u)
-    local x = V.matvec(kin[k].A, u)
-    if k == 0 then return { x, ZERO3, ZERO3 } end
-    local w, _, wd = motion(k)
-    local xd = V.cross(w, x)
-    return { x, xd, V.add(V.cross(wd, x), V.cross(w, xd)) }
-  end
-  function J.sub(a, b) return { V.sub(a[1], b[1]), V.sub(a[2], b[2]), V.sub(a[3], b[3]) } end
-  function J.dot(a, b)
-    return { V.dot(a[1], b[1]), V.dot(a[2], b[1]) + V.dot(a[1], b[2]),
-             V.dot(a[3], b[1]) + V.dot(a[2], b[2]) * 2 + V.dot(a[1], b[3]) }
-  end
-  function J.cross(a, b)
-    return { V.cross(a[1], b[1]), V.add(V.cross(a[2], b[1]), V.cross(a[1], b[2])),
-             V.add(V.add(V.cross(a[3], b[1]), V.scale(2, V.cross(a[2], b[2]))), V.cross(a[1], b[3])) }
-  end
-  return J
-end
 
 -- The equations of one loop or rod, in natural coordinates of the end points (seeds/002.md §1.6), as
 -- scalar jets {Phi_i, dPhi_i/dt, d²Phi_i/dt² at zdd = 0}.
