@@ -1,8 +1,6 @@
 -- dynamics/constraint_functions.lua: the constraint functions of loops, rods and drives (INTERFACES.md §3).
 local E = require "sym.expr"
-local V = require "sym.vec"
 local D = require "sym.diff"
-local K = require "dynamics.kinematics"
 local R = require "dynamics.rnea"
 local jets = require "dynamics.point_jets"
 

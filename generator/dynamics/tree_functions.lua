@@ -8,6 +8,7 @@ local R = require "dynamics.rnea"
 local RD = require "dynamics.rnea_derivatives"
 local AP = require "dynamics.applied"
 local ABA = require "dynamics.aba"
+local RODS = require "dynamics.rods"
 
 local T = {}
 
@@ -53,7 +54,8 @@ local function residual_with_jacobians(tree, kin, IC, anc, syms, zdd, Qapp, dQz,
 end
 
 -- c_z ∂r/∂z + c_v ∂r/∂ż + c_a M with (c_z, c_v, c_a) = a->w[0..2] at run time (trapezoidal: h²/4, h/2, 1).
-local function tangent(tree, kin, IC, anc, st, F, dQz, dQzd)
+-- dQz, dQzd, dQzdd: the Jacobians of the forces outside the recursion (applied forces, rods).
+local function tangent(tree, kin, IC, anc, st, F, dQz, dQzd, dQzdd)
   local n = #tree.bodies
   local cz, cv, ca = E.symbol("w", 0, "c_z"), E.symbol("w", 1, "c_v"), E.symbol("w", 2, "c_a")
   local Tn = RD.tangent(tree, kin, st, F, IC, anc, cz, cv, ca)
@@ -61,9 +63,22 @@ local function tangent(tree, kin, IC, anc, st, F, dQz, dQzd)
     for j = 1, n do
       if dQz then Tn[i][j] = Tn[i][j] - cz * dQz[i][j] end
       if dQzd then Tn[i][j] = Tn[i][j] - cv * dQzd[i][j] end
+      if dQzdd then Tn[i][j] = Tn[i][j] - ca * dQzdd[i][j] end
     end
   end
   return Tn
+end
+
+-- Elementwise A + B of n x n tables, either may be nil.
+local function add_tables(A, B, n)
+  if not A then return B end
+  if not B then return A end
+  local C = {}
+  for i = 1, n do
+    C[i] = {}
+    for j = 1, n do C[i][j] = A[i][j] + B[i][j] end
+  end
+  return C
 end
 
 -- Builds { list of { name, rows, cols, exprs } } plus helpers for the forward-dynamics derivatives.
@@ -82,6 +97,17 @@ function T.build(tree)
   local dQz, dQzd = jac_table(Qapp, syms.z), jac_table(Qapp, syms.zd)
   for k = 1, n do Qapp[k] = E.lift(Qapp[k]) end
 
+  -- Massive rods (seeds/002.md §2.1): forces on the end bodies that depend on the accelerations, outside the
+  -- recursion, so differentiated node by node; their mass joins M as -∂Q_rod/∂zdd.
+  local rods = RODS.any(tree)
+  local Qrod, Qrod0, rods0, dRz, dRzd, dRzdd
+  if rods then
+    Qrod = AP.generalized(tree, kin, RODS.build(tree, kin, R.forward(tree, kin, syms.zd, syms.zdd)))
+    rods0 = RODS.build(tree, kin, st0)
+    Qrod0 = AP.generalized(tree, kin, rods0)
+    dRz, dRzd, dRzdd = jac_table(Qrod, syms.z), jac_table(Qrod, syms.zd), jac_table(Qrod, syms.zdd)
+  end
+
   local fns = {}
   local function add(name, rows, cols, exprs, extra)
     local f = { name = name, rows = rows, cols = cols, exprs = lift_all(exprs) }
@@ -91,24 +117,33 @@ function T.build(tree)
   end
 
   local M = R.mass(tree, kin, IC, anc)
+  if rods then M = sub_tables(M, dRzdd, n, n) end
   add("mass", n, n, flat(M, n, n), { matrix = true })
 
   local F0, r0 = R.backward(tree, kin, st0)
   local _ = F0
   local Q = {}
-  for k = 1, n do Q[k] = Qapp[k] - r0[k] end
+  for k = 1, n do Q[k] = Qapp[k] - r0[k] + (rods and Qrod0[k] or 0) end
   add("forces", n, 1, Q)
   add("forces_nc", n, 1, AP.generalized(tree, kin, ap.nc))
 
-  local r, dz, dzd, st, F = residual_with_jacobians(tree, kin, IC, anc, syms, syms.zdd, Qapp, dQz, dQzd)
+  local Qall, dQz_all, dQzd_all = Qapp, dQz, dQzd
+  if rods then
+    Qall = {}
+    for k = 1, n do Qall[k] = Qapp[k] + Qrod[k] end
+    dQz_all, dQzd_all = add_tables(dQz, dRz, n), add_tables(dQzd, dRzd, n)
+  end
+  local r, dz, dzd, st, F = residual_with_jacobians(tree, kin, IC, anc, syms, syms.zdd, Qall, dQz_all, dQzd_all)
   add("inverse_dynamics", n, 1, r)
   add("inverse_dynamics_dz", n, n, flat(dz, n, n), { matrix = true })
   add("inverse_dynamics_dzd", n, n, flat(dzd, n, n), { matrix = true })
-  add("inverse_dynamics_tangent", n, n, flat(tangent(tree, kin, IC, anc, st, F, dQz, dQzd), n, n), { matrix = true })
+  add("inverse_dynamics_tangent", n, n, flat(tangent(tree, kin, IC, anc, st, F, dQz_all, dQzd_all, dRzdd), n, n),
+    { matrix = true })
   local dp = jac_table(r, psyms)
   if dp then add("inverse_dynamics_dp", n, #psyms, flat(dp, n, #psyms), { matrix = true }) end
 
   local Tk, Vg = R.energy(tree, kin, st0)
+  if rods then Tk, Vg = Tk + rods0.kinetic, Vg + rods0.potential end
   add("energy", 2, 1, { Tk, Vg + ap.potential })
 
   local pts, pts_dz = {}, {}
@@ -131,9 +166,6 @@ function T.build(tree)
   end
 
   -- Forward dynamics and its derivatives: zdd = ABA; ∂zdd/∂y = -M⁻¹ ∂r/∂y at zdd = ABA (§10).
-  local zdd_fd = ABA.forward_dynamics(tree, kin, syms.zd, ap)
-  add("forward_dynamics", n, 1, zdd_fd)
-  local _, dzf, dzdf = residual_with_jacobians(tree, kin, IC, anc, syms, zdd_fd, Qapp, dQz, dQzd)
   local Mflat = flat(M, n, n)
   local function solve_rhs(D, cols)
     local e = {}
@@ -141,24 +173,35 @@ function T.build(tree)
     for _, v in ipairs(flat(D, n, cols)) do e[#e + 1] = -v end
     return e
   end
-  add("forward_dynamics_dz", n, n, solve_rhs(dzf, n), { solve = true, matrix = true })
-  add("forward_dynamics_dzd", n, n, solve_rhs(dzdf, n), { solve = true, matrix = true })
-  -- ∂r/∂p holds zdd fixed, so not the Jacobian of r(zdd_fd): r = M zdd - Q is linear in zdd,
-  -- ∂r/∂p = (∂M/∂p) zdd - ∂Q/∂p, evaluated at zdd = zdd_fd.
-  local dpf
-  if #psyms > 0 then
-    local dM, dQ = jac_table(Mflat, psyms), jac_table(Q, psyms)
-    dpf = {}
-    for i = 1, n do
-      dpf[i] = {}
-      for j = 1, #psyms do
-        local v = -dQ[i][j]
-        for k = 1, n do v = v + dM[(k - 1) * n + i][j] * zdd_fd[k] end
-        dpf[i][j] = v
+  if rods then
+    -- The articulated-body recursion knows nothing of the rods' coupling of two bodies: M⁻¹Q by Cholesky,
+    -- and no forward-dynamics derivatives (they need zdd as an expression).
+    local negQ = {}
+    for k = 1, n do negQ[k] = { -Q[k] } end
+    add("forward_dynamics", n, 1, solve_rhs(negQ, 1), { solve = true })
+  else
+    local zdd_fd = ABA.forward_dynamics(tree, kin, syms.zd, ap)
+    add("forward_dynamics", n, 1, zdd_fd)
+    local _, dzf, dzdf = residual_with_jacobians(tree, kin, IC, anc, syms, zdd_fd, Qapp, dQz, dQzd)
+    add("forward_dynamics_dz", n, n, solve_rhs(dzf, n), { solve = true, matrix = true })
+    add("forward_dynamics_dzd", n, n, solve_rhs(dzdf, n), { solve = true, matrix = true })
+    -- ∂r/∂p holds zdd fixed, so not the Jacobian of r(zdd_fd): r = M zdd - Q is linear in zdd,
+    -- ∂r/∂p = (∂M/∂p) zdd - ∂Q/∂p, evaluated at zdd = zdd_fd.
+    local dpf
+    if #psyms > 0 then
+      local dM, dQ = jac_table(Mflat, psyms), jac_table(Q, psyms)
+      dpf = {}
+      for i = 1, n do
+        dpf[i] = {}
+        for j = 1, #psyms do
+          local v = -dQ[i][j]
+          for k = 1, n do v = v + dM[(k - 1) * n + i][j] * zdd_fd[k] end
+          dpf[i][j] = v
+        end
       end
     end
+    if dpf then add("forward_dynamics_dp", n, #psyms, solve_rhs(dpf, #psyms), { solve = true, matrix = true }) end
   end
-  if dpf then add("forward_dynamics_dp", n, #psyms, solve_rhs(dpf, #psyms), { solve = true, matrix = true }) end
 
   -- The pieces other function builders (constraints, objectives) reuse: one DAG, one kinematics.
   return { functions = fns, symbols = syms, psyms = psyms, kin = kin, state = st0, anc = anc, mass = M,
