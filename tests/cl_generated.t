@@ -6,7 +6,7 @@ local tap = require "tap"
 -- name -> largest allowed al3 - matrix_r difference at t = 1 (h = 2.5e-4) and whether energy is conserved.
 local models = {
   { "fourbar_planar", 1e-3, true }, { "slider_crank", 1e-4, false }, { "fourbar_spatial", 1e-5, true },
-  { "quick_return", 1e-4, true },
+  { "quick_return", 1e-4, true }, { "fivebar", 1e-6, true },
 }
 H.mkdir(H.root .. "build/tmp")
 local ok = H.sh("cd " .. H.root .. " && make -s build/libmbrt.a")
