@@ -19,8 +19,10 @@ MODELS      := $(sort $(wildcard models/*.lua))
 
 # Debian packages the project needs (perl brings prove).
 DEPS := lua5.4 liblapack-dev gcc make perl
+# Peer libraries of the agreement tests and benchmarks: installed when possible; their tests skip without them.
+PEER_DEPS := libmujoco-dev
 
-.PHONY: all deps run test test-asan bench generate clean
+.PHONY: all deps peer-deps run test test-asan bench generate clean
 .DELETE_ON_ERROR:
 
 all: deps $(RUNTIME_LIB)
@@ -38,6 +40,18 @@ deps:
 	echo "deps: installing$$missing"; \
 	export DEBIAN_FRONTEND=noninteractive; \
 	apt-get update -qq && apt-get install -y -qq $$missing >/dev/null
+
+# Like deps, but a peer that cannot be installed only makes its tests skip.
+peer-deps:
+	@missing=""; \
+	for pkg in $(PEER_DEPS); do \
+	  dpkg-query -W -f='$${Status}' $$pkg 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$pkg"; \
+	done; \
+	if [ -z "$$missing" ]; then echo "peer-deps: all present ($(PEER_DEPS))"; exit 0; fi; \
+	if [ "$$(id -u)" != 0 ]; then echo "peer-deps: missing:$$missing (their tests skip)"; exit 0; fi; \
+	echo "peer-deps: installing$$missing"; \
+	export DEBIAN_FRONTEND=noninteractive; \
+	(apt-get update -qq && apt-get install -y -qq $$missing >/dev/null) || echo "peer-deps: could not install$$missing (their tests skip)"
 
 $(BUILD)/runtime/%.o: runtime/%.c $(RUNTIME_HDR)
 	@mkdir -p $(@D)
@@ -58,7 +72,7 @@ $(BUILD)/tests/%.t: tests/c/%.c tests/tap.h $(RUNTIME_LIB) $(wildcard generated/
 run: deps
 	$(MBGEN) run $(MODEL) $(RUN_ARGS)
 
-test: deps $(CTEST_BIN)
+test: deps peer-deps $(CTEST_BIN)
 	prove --exec '' $(PROVE_FLAGS) tests/*.t $(CTEST_BIN)
 
 # The C tests again under AddressSanitizer and UBSan, in their own build folder.
@@ -74,7 +88,7 @@ asan-run: $(CTEST_BIN)
 generate: deps
 	@for m in $(MODELS); do echo "mbgen generate $$m"; $(MBGEN) generate $$m -o generated || exit 1; done
 
-bench: deps $(RUNTIME_LIB)
+bench: deps peer-deps $(RUNTIME_LIB)
 	@fail=0; for b in tests/bench/*.sh; do echo "== $$b"; bash "$$b" || { echo "FAILED: $$b"; fail=1; }; done; exit $$fail
 
 clean:
