@@ -4,35 +4,10 @@
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 #include MODEL_HEADER
+#include "bench_time.h"
 #include "ref_tree.h"
 #include REF_HEADER
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
-
-static volatile double sink;
-
-static int cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* Median over 15 batches of the ns per call of body; a batch lasts at least ~2 ms. */
-#define TIME(result, body) do {                                             \
-        double ts_[15]; long reps_ = 1;                                     \
-        for (;;) { double t0_ = now(); for (long r_ = 0; r_ < reps_; ++r_) { body; } \
-                   if (now() - t0_ > 2e6) break; reps_ *= 2; }              \
-        for (int b_ = 0; b_ < 15; ++b_) { double t0_ = now();               \
-            for (long r_ = 0; r_ < reps_; ++r_) { body; }                   \
-            ts_[b_] = (now() - t0_) / reps_; }                              \
-        qsort(ts_, 15, sizeof ts_[0], cmp); result = ts_[7]; } while (0)
 
 int main(void)
 {

@@ -1,0 +1,30 @@
+/* bench_time.h: the benchmarks' clock: median ns per call over 15 batches of at least ~2 ms each. */
+#ifndef BENCH_TIME_H
+#define BENCH_TIME_H
+#include <stdlib.h>
+#include <time.h>
+
+static double bench_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+static volatile double sink;
+
+static int bench_cmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+#define TIME(result, body) do {                                             \
+        double ts_[15]; long reps_ = 1;                                     \
+        for (;;) { double t0_ = bench_now(); for (long r_ = 0; r_ < reps_; ++r_) { body; } \
+                   if (bench_now() - t0_ > 2e6) break; reps_ *= 2; }        \
+        for (int b_ = 0; b_ < 15; ++b_) { double t0_ = bench_now();         \
+            for (long r_ = 0; r_ < reps_; ++r_) { body; }                   \
+            ts_[b_] = (bench_now() - t0_) / reps_; }                        \
+        qsort(ts_, 15, sizeof ts_[0], bench_cmp); result = ts_[7]; } while (0)
+#endif

@@ -1,0 +1,59 @@
+-- peers_mujoco.lua: `make bench` against MuJoCo: models/chain.lua for N = 2..64 and models/tree.lua, ns per call
+-- of M, inverse dynamics, forward dynamics and forward-dynamics derivatives, as same-run ratios MuJoCo / mbgen.
+local root = arg[0]:match("^(.-)tests/bench/[^/]*$") or "./"
+arg[0] = root .. "tests/peers_bench.t"   -- harness derives the root from a tests/ path
+local H = dofile(root .. "tests/lib/harness.lua")
+local X = require "mjcf_export"
+
+if not H.read("/usr/include/mujoco/mujoco.h") then
+  io.stderr:write("peers_mujoco: libmujoco-dev is not installed (make peer-deps installs it as root); skipped\n")
+  os.exit(0)
+end
+local sizes = {}
+for s in (os.getenv("BENCH_N") or "2 4 8 16 24 32 48 64"):gmatch("%d+") do sizes[#sizes + 1] = tonumber(s) end
+-- The forward-dynamics derivatives of the big chains take minutes of gcc; they are timed up to DERIV_MAX.
+local DERIV_MAX = tonumber(os.getenv("DERIV_MAX") or 24)
+local tmp = root .. "build/bench/peers_mujoco"
+H.mkdir(tmp)
+H.mkdir(root .. "tests/bench/results")
+
+local cases = {}
+for _, n in ipairs(sizes) do cases[#cases + 1] = { label = "chain N=" .. n, model = "chain", set = { N = n }, name = "chain" .. n } end
+cases[#cases + 1] = { label = "tree (7 bodies)", model = "tree", set = {}, name = "tree7" }
+
+local rows = {}
+for _, c in ipairs(cases) do
+  local tree = H.tree(root .. "models/" .. c.model .. ".lua", c.set)
+  tree.name = c.name
+  local n = #tree.bodies
+  local deriv = n <= DERIV_MAX
+  local fns = { "mass", "inverse_dynamics", "forward_dynamics" }
+  if deriv then fns[#fns + 1] = "forward_dynamics_dz"; fns[#fns + 1] = "forward_dynamics_dzd" end
+  local dir = tmp .. "/" .. c.name
+  H.generate(tree, dir, { functions = fns })
+  H.write(dir .. "/model.xml", X.export(tree, { p = {} }))
+  local ok, out = H.sh(string.format("gcc -std=c99 -O2 -I'%sruntime' -I'%s' -I'%stests/bench' -DMB_MODEL=%s_model %s " ..
+    "'%stests/peers/mj_bench.c' '%s/%s.c' -lmujoco -lm -o '%s/bench' && '%s/bench' '%s/model.xml'", root, dir, root,
+    c.name, deriv and "-DWITH_DERIVATIVES" or "", root, dir, c.name, dir, dir, dir))
+  if not ok then io.stderr:write(out); os.exit(1) end
+  rows[#rows + 1] = { label = c.label, n = n, r = H.keyvals(out) }
+  io.stderr:write(c.label .. " done\n")
+end
+
+local function ratio(a, b) return (a and b) and string.format("%.0f / %.0f (%.2f)", a, b, a / b) or "–" end
+local L = { "| model | M: MuJoCo / mbgen ns (ratio) | inverse dynamics | forward dynamics | derivatives: mjd_transitionFD / mbgen dFD/d[z, zd] |",
+  "|---|---|---|---|---|" }
+for _, x in ipairs(rows) do
+  local r = x.r
+  L[#L + 1] = string.format("| %s | %s | %s | %s | %s |", x.label, ratio(r.mj_mass_ns, r.mass_ns), ratio(r.mj_id_ns, r.id_ns),
+    ratio(r.mj_fd_ns, r.fd_ns), ratio(r.mj_transition_fd_ns, r.fd_deriv_ns))
+end
+local _, cpu = H.sh("grep -m1 'model name' /proc/cpuinfo | cut -d: -f2")
+local text = "# mbgen against MuJoCo 2.2.2 (libmujoco-dev)\n\nMachine:" .. cpu .. "One core, gcc 12 -O2, medians of 15 " ..
+  "batches, one run of `make bench`; ratio > 1: mbgen is faster. MuJoCo's mass = mj_kinematics + mj_comPos + mj_crb + " ..
+  "mj_fullM; inverse dynamics = mj_kinematics + mj_comPos + mj_comVel + mj_rne; forward dynamics = mj_forward with " ..
+  "contacts, constraints and passive forces disabled; derivatives = mjd_transitionFD (centred differences of one RK4 " ..
+  "step, 2nv x 2nv) against mbgen's analytic forward_dynamics_dz + _dzd (nv x 2nv): related, not the same matrix. " ..
+  "tests/peer_mujoco.t checks that both compute the same M and inverse dynamics (1e-15).\n\n" .. table.concat(L, "\n") .. "\n"
+H.write(root .. "tests/bench/results/peers_mujoco.md", text)
+io.write(text)
