@@ -1,0 +1,21 @@
+/* adolc_ref.c: the double-precision side of adolc_jac.cpp: one generated model's residual and its analytic
+ * Jacobian [dr/dz, dr/dzd] behind plain functions (the C++ side includes the same file with mb_real = adouble). */
+#include "mb_model.h"
+
+extern const mb_model MB_MODEL;
+
+int ref_n(void) { return MB_MODEL.nz; }
+int ref_np(void) { return MB_MODEL.np; }
+const double *ref_p(void) { return MB_MODEL.p_default; }
+
+void ref_residual(const double *z, const double *zd, const double *zdd, double *r) {
+    mb_args a = { 0.0, z, zd, zdd, 0, MB_MODEL.p_default, 0 };
+    MB_MODEL.inverse_dynamics(&a, r);
+}
+
+/* J: n x 2n column-major, [dr/dz, dr/dzd]. */
+void ref_jacobian(const double *z, const double *zd, const double *zdd, double *J) {
+    mb_args a = { 0.0, z, zd, zdd, 0, MB_MODEL.p_default, 0 };
+    MB_MODEL.inverse_dynamics_dz(&a, J);
+    MB_MODEL.inverse_dynamics_dzd(&a, J + MB_MODEL.nz * MB_MODEL.nz);
+}
