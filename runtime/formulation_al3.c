@@ -17,6 +17,7 @@ struct mb_al3 {
     double *r, *f, *dz, *zero, *tmp;    /* nz */
     double *phi, *w, *lam, *vec;        /* nc */
     double *J;                          /* nc x nz */
+    double *fz, *fr1, *fr2, *fJ1, *fJ2; /* fd_tangent only: a perturbed copy (nz), two residuals, two Phi_z */
     double *M, *P, *T, *K;              /* nz x nz */
     mb_linalg *lu;                      /* nz x nz, holds T's pivots */
     mb_linalg *ls;                      /* Phi_z' (nz x nc) least squares at the start */
@@ -30,13 +31,15 @@ void mb_al3_options_default(mb_al3_options *o) {
     o->phi_tol = 1e-10;
     o->max_iter = 30;
     o->approx_tangent = 0;
+    o->fd_tangent = 0;
 }
 
 void mb_al3_free(mb_al3 *al) {
     if (!al) return;
     double **bufs[] = {&al->zn, &al->zdn, &al->zddn, &al->z, &al->zd, &al->zdd, &al->zdh, &al->zddh,
                        &al->r, &al->f, &al->dz, &al->zero, &al->tmp, &al->phi, &al->w, &al->lam,
-                       &al->vec, &al->J, &al->M, &al->P, &al->T, &al->K};
+                       &al->vec, &al->J, &al->M, &al->P, &al->T, &al->K, &al->fz, &al->fr1, &al->fr2,
+                       &al->fJ1, &al->fJ2};
     for (size_t i = 0; i < sizeof bufs / sizeof *bufs; ++i) free(*bufs[i]);
     mb_linalg_free(al->lu);
     mb_linalg_free(al->ls);
@@ -61,7 +64,12 @@ mb_al3 *mb_al3_create(const mb_model *m, const mb_al3_options *o, const mb_kin_o
                 mname(m));
         return NULL;
     }
-    if (m->nc > 0 && !o->approx_tangent && !m->constraints_dz_tw_dz) {
+    if (o->fd_tangent && !m->inverse_dynamics) {
+        mb_fail(err, errlen, MB_ERR_MODEL, "model %s lacks inverse_dynamics, needed by the finite-difference tangent",
+                mname(m));
+        return NULL;
+    }
+    if (m->nc > 0 && !o->approx_tangent && !o->fd_tangent && !m->constraints_dz_tw_dz) {
         mb_fail(err, errlen, MB_ERR_MODEL,
                 "model %s lacks constraints_dz_tw_dz, needed by the exact al3 tangent (or use the approximate one)",
                 mname(m));
@@ -93,6 +101,12 @@ mb_al3 *mb_al3_create(const mb_model *m, const mb_al3_options *o, const mb_kin_o
     double **mm[] = {&al->M, &al->P, &al->T, &al->K};
     for (size_t i = 0; i < sizeof mm / sizeof *mm; ++i)
         if (!(*mm[i] = calloc(n * n, sizeof(double)))) goto nomem;
+    if (o->fd_tangent) {
+        double **fv[] = {&al->fz, &al->fr1, &al->fr2};
+        for (size_t i = 0; i < sizeof fv / sizeof *fv; ++i)
+            if (!(*fv[i] = calloc(n, sizeof(double)))) goto nomem;
+        if (!(al->fJ1 = calloc(c * n, sizeof(double))) || !(al->fJ2 = calloc(c * n, sizeof(double)))) goto nomem;
+    }
     if (!(al->lu = mb_linalg_create(m->nz, m->nz, 1, err, errlen))) {
         mb_al3_free(al);
         return NULL;
@@ -120,6 +134,46 @@ static void add_At_x(int nc, int nz, const double *A, const double *x, double s,
         double v = 0;
         for (int i = 0; i < nc; ++i) v += A[i + (size_t)j * nc] * x[i];
         y[j] += s * v;
+    }
+}
+
+/* The tangent's derivatives by central differences (fd_tangent): column j of dr/dy (y = z or zd, `which`
+ * 0 or 1) into K, from two calls of the generated residual. */
+static void fd_residual(mb_al3 *al, const mb_args *a, int which, double *K) {
+    int n = al->nz;
+    const double *y = which ? a->zd : a->z;
+    mb_args b = *a;
+    memcpy(al->fz, y, (size_t)n * sizeof(double));
+    if (which) b.zd = al->fz; else b.z = al->fz;
+    for (int j = 0; j < n; ++j) {
+        double h = 1e-6 * (1 + fabs(y[j]));
+        al->fz[j] = y[j] + h;
+        al->m->inverse_dynamics(&b, al->fr1);
+        al->fz[j] = y[j] - h;
+        al->m->inverse_dynamics(&b, al->fr2);
+        al->fz[j] = y[j];
+        for (int i = 0; i < n; ++i) K[i + (size_t)j * n] = (al->fr1[i] - al->fr2[i]) / (2 * h);
+    }
+}
+
+/* d(Phi_z' w)/dz by central differences of the generated Phi_z (fd_tangent). */
+static void fd_reaction(mb_al3 *al, const mb_args *a, const double *w, double *K) {
+    int n = al->nz, nc = al->nc;
+    mb_args b = *a;
+    memcpy(al->fz, a->z, (size_t)n * sizeof(double));
+    b.z = al->fz;
+    for (int j = 0; j < n; ++j) {
+        double h = 1e-6 * (1 + fabs(a->z[j]));
+        al->fz[j] = a->z[j] + h;
+        al->m->constraints_dz(&b, al->fJ1);
+        al->fz[j] = a->z[j] - h;
+        al->m->constraints_dz(&b, al->fJ2);
+        al->fz[j] = a->z[j];
+        for (int c = 0; c < n; ++c) {
+            double s = 0;
+            for (int i = 0; i < nc; ++i) s += (al->fJ1[i + (size_t)c * nc] - al->fJ2[i + (size_t)c * nc]) * w[i];
+            K[c + (size_t)j * n] = s / (2 * h);
+        }
     }
 }
 
@@ -225,11 +279,13 @@ static int step(mb_al3 *al, double h, const double *u, const double *p, mb_stats
         memcpy(al->f, al->r, (size_t)n * sizeof(double));
         add_At_x(nc, n, al->J, al->w, 1, al->f);
         /* P = M + h/2 dr/dzd + h²/4 dr/dz (approximate: dr/dz at zdd = 0). */
-        al->m->inverse_dynamics_dzd(&a, al->K);
+        if (al->o.fd_tangent) fd_residual(al, &a, 1, al->K);
+        else al->m->inverse_dynamics_dzd(&a, al->K);
         for (size_t i = 0; i < nn; ++i) al->P[i] = al->M[i] + h / 2 * al->K[i];
         mb_args az = a;
         if (al->o.approx_tangent) az.zdd = al->zero;
-        al->m->inverse_dynamics_dz(&az, al->K);
+        if (al->o.fd_tangent) fd_residual(al, &az, 0, al->K);
+        else al->m->inverse_dynamics_dz(&az, al->K);
         for (size_t i = 0; i < nn; ++i) al->P[i] += hh * al->K[i];
         /* The curvature term joins P too: the projections must differ from T only by the penalty
          * term h²/4 alpha Phi_z'Phi_z, or they shift the velocities off the constraint directions
@@ -237,7 +293,8 @@ static int step(mb_al3 *al, double h, const double *u, const double *p, mb_stats
         if (nc > 0 && !al->o.approx_tangent) {
             mb_args aw = a;
             aw.w = al->w;
-            al->m->constraints_dz_tw_dz(&aw, al->K);
+            if (al->o.fd_tangent) fd_reaction(al, &a, al->w, al->K);
+            else al->m->constraints_dz_tw_dz(&aw, al->K);
             for (size_t i = 0; i < nn; ++i) al->P[i] += hh * al->K[i];
         }
         memcpy(al->T, al->P, nn * sizeof(double));

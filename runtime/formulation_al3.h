@@ -28,6 +28,8 @@ typedef struct {
     double phi_tol;      /* ... and max|Phi| <= phi_tol (1e-10) */
     int max_iter;        /* Newton iterations per step (30) */
     int approx_tangent;  /* 1: seeds/003.md eq. (20) instead of the exact tangent (0) */
+    int fd_tangent;      /* 1: the exact tangent's derivatives by central differences of the generated
+                          * inverse_dynamics and constraints_dz (2 calls per column; for benchmarks) */
 } mb_al3_options;
 
 void mb_al3_options_default(mb_al3_options *o);

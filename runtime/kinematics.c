@@ -23,6 +23,7 @@ struct mb_kin {
     double *zt;           /* nz: Newton trial point */
     mb_linalg *ws;
     double *prefer;       /* nz column weights of the first automatic choice, or NULL */
+    int keep_prefer;      /* until the first velocity solve: keep the preferred choice while it is regular */
     long reselections;
 };
 
@@ -151,11 +152,31 @@ static void lists_from_flags(mb_kin *k) {
 static int choose_auto(mb_kin *k, double t, char *err, size_t errlen) {
     int r = 0, rc;
     size_t n = (size_t)k->nc * k->nz;
-    memcpy(k->Jv, k->J, n * sizeof(double));
-    if (k->rank < 0 && k->prefer)
+    int preferred = k->rank < 0 && k->prefer;
+    if (preferred) {
+        /* First choice with coordinates the user set moving: keep them all independent when the other
+         * columns alone reach the full rank (their columns zeroed); else only shrink them (prefer weights),
+         * because pivoting can still pick a shrunk column when the rest are already spanned. */
+        int rfull = 0, rrest = 0;
+        memcpy(k->Jv, k->J, n * sizeof(double));
+        if ((rc = mb_qrp_factor(k->ws, k->nc, k->nz, k->Jv, k->o.rank_tol, &rfull, err, errlen))) return rc;
+        memcpy(k->Jv, k->J, n * sizeof(double));
         for (int c = 0; c < k->nz; ++c)
-            for (int i = 0; i < k->nc; ++i) k->Jv[(size_t)c * k->nc + i] *= k->prefer[c];
-    if ((rc = mb_qrp_factor(k->ws, k->nc, k->nz, k->Jv, k->o.rank_tol, &r, err, errlen))) return rc;
+            if (k->prefer[c] != 1)
+                for (int i = 0; i < k->nc; ++i) k->Jv[(size_t)c * k->nc + i] = 0;
+        if ((rc = mb_qrp_factor(k->ws, k->nc, k->nz, k->Jv, k->o.rank_tol, &rrest, err, errlen))) return rc;
+        if (rrest == rfull) r = rrest;
+        else preferred = 0;
+        if (!preferred) {
+            memcpy(k->Jv, k->J, n * sizeof(double));
+            for (int c = 0; c < k->nz; ++c)
+                for (int i = 0; i < k->nc; ++i) k->Jv[(size_t)c * k->nc + i] *= k->prefer[c];
+            if ((rc = mb_qrp_factor(k->ws, k->nc, k->nz, k->Jv, k->o.rank_tol, &r, err, errlen))) return rc;
+        }
+    } else {
+        memcpy(k->Jv, k->J, n * sizeof(double));
+        if ((rc = mb_qrp_factor(k->ws, k->nc, k->nz, k->Jv, k->o.rank_tol, &r, err, errlen))) return rc;
+    }
     if (k->rank >= 0 && r != k->rank)
         return mb_fail(err, errlen, MB_ERR_SINGULAR,
                        "model %s: at t = %.10g the rank of Phi_z is %d, not %d as at the start: a singular "
@@ -226,7 +247,10 @@ int mb_kin_factor(mb_kin *k, double t, const double *z, const double *p, char *e
     }
     if (k->rank == 0) return MB_OK;
     if ((rc = factor_dep(k, &ok, &ratio, err, errlen))) return rc;
-    if (ok) return MB_OK;
+    /* The start (assembly and the initial velocities) honours the coordinates the user set moving while
+     * their dependent block stays regular, even below reselect_tol (e.g. fourbar_grid's squares); from the
+     * first step on, re-selection works as usual. */
+    if (ok || (k->keep_prefer && ratio > 1e-8)) return MB_OK;
     char names[MB_ERRLEN / 2];
     list_names(k, k->ind, k->dof, names, sizeof names);
     if (!k->o.reselect)
@@ -352,6 +376,7 @@ int mb_kin_velocity(mb_kin *k, double t, const double *z, double *zd, const doub
         if (rc) return rc;
         phit = k->vec;
     }
+    k->keep_prefer = 0;
     return dependent_rhs(k, phit, zd, err, errlen);
 }
 
@@ -416,6 +441,7 @@ int mb_kin_prefer(mb_kin *k, const double *v) {
      * independent unless the constraints need them (a shrunk column still counts for the rank,
      * whose tolerance is far below 1e-3). */
     for (int c = 0; c < k->nz; ++c) k->prefer[c] = v[c] != 0 ? 1e-3 : 1;
+    k->keep_prefer = 1;
     return MB_OK;
 }
 
