@@ -18,15 +18,16 @@ int main(void) {
     const mb_model *models[] = { &fourbar_planar_model, &fourbar_spatial_model, &quick_return_model, &slider_crank_model };
     for (size_t k = 0; k < sizeof models / sizeof *models; ++k) {
         const mb_model *m = models[k];
-        long iters[2] = { -1, -1 };
-        double z[2][64];
-        for (int a = 0; a < 2; ++a) {
+        long iters[3] = { -1, -1, -1 };
+        double z[3][64];
+        for (int a = 0; a < 3; ++a) {   /* exact, approximate (eq. 20), exact by central differences */
             char err[MB_ERRLEN] = "";
             mb_sim_options o;
             mb_sim_options_default(&o, m);
             o.formulation = MB_FORMULATION_AL3;
             o.step = 1e-3;
-            o.al3.approx_tangent = a;
+            o.al3.approx_tangent = a == 1;
+            o.al3.fd_tangent = a == 2;
             mb_sim *s = mb_sim_create(m, &o, err, sizeof err);
             if (!s) {
                 diag("%s: %s", m->name, err);
@@ -45,6 +46,11 @@ int main(void) {
         for (int i = 0; i < m->nz && i < 64; ++i) d = fmax(d, fabs(z[0][i] - z[1][i]));
         /* The approximate tangent's projections leave out the constraint curvature: an O(h^2) difference. */
         ok(d < 1e-4, "%s: both tangents reach the same state at t = 1 to O(h^2) (difference %.2g)", m->name, d);
+        double dfd = 0;
+        for (int i = 0; i < m->nz && i < 64; ++i) dfd = fmax(dfd, fabs(z[0][i] - z[2][i]));
+        ok(iters[2] == iters[0] && dfd < 1e-8,
+           "%s: the tangent by central differences takes the same %ld iterations and reaches the same state (%.2g)",
+           m->name, iters[2], dfd);
     }
     return done_testing();
 }
