@@ -180,3 +180,27 @@ int sens_trap_step(sens_ctx *c, double t1, double h, const double *z0, const dou
     return mb_fail(err, errlen, MB_ERR_NEWTON, "sens: trapezoidal Newton did not converge in %d iterations at t = %.10g",
                    c->newton_max_iter, t1);
 }
+
+int sens_integrate(const mb_sens_options *o, mb_ode_fn *f, void *ctx, double t0, double t_end, double *y, int ny,
+                   mb_stats *ist, char *err, size_t errlen) {
+    int rc;
+    double t = t0;
+    if (o->integrator == MB_INTEGRATOR_RK4) {
+        mb_rk4 *rk = mb_rk4_create(ny, err, errlen);
+        if (!rk) return MB_ERR_ALLOC;
+        rc = mb_rk4_advance(rk, f, ctx, &t, y, t_end, o->step, o->max_steps, ist, err, errlen);
+        mb_rk4_free(rk);
+        return rc;
+    }
+    mb_dopri5_opts dop;
+    mb_dopri5_opts_default(&dop);
+    dop.rtol = o->rtol;
+    dop.atol = o->atol;
+    dop.h0 = o->step > 0 ? o->step : 0;
+    dop.max_steps = o->max_steps;
+    mb_dopri5 *dp = mb_dopri5_create(ny, &dop, err, errlen);
+    if (!dp) return MB_ERR_ALLOC;
+    if (!(rc = mb_dopri5_reset(dp, f, ctx, t, y, ist, err, errlen))) rc = mb_dopri5_advance(dp, f, ctx, t_end, y, ist, err, errlen);
+    mb_dopri5_free(dp);
+    return rc;
+}

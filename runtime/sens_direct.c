@@ -62,8 +62,6 @@ static int ddm_explicit(sens_ctx *c, const mb_sens_problem *pr, const mb_sens_op
     aug_ctx x = {c, calloc((size_t)n * n, sizeof(double)), calloc((size_t)n * n, sizeof(double)),
                  calloc(nS1, sizeof(double)), calloc((size_t)n, sizeof(double)), calloc(nS1, sizeof(double))};
     double *y = calloc(ny, sizeof(double));
-    mb_rk4 *rk = NULL;
-    mb_dopri5 *dp = NULL;
     mb_stats ist = {0};
     if (!x.Fz || !x.Fzd || !x.Fp || !x.zdd || !x.Sdd || !y) {
         rc = mb_fail(err, errlen, MB_ERR_ALLOC, "sens: out of memory (augmented state of %zu)", ny);
@@ -74,26 +72,7 @@ static int ddm_explicit(sens_ctx *c, const mb_sens_problem *pr, const mb_sens_op
     if (pr->z0_p) memcpy(y + 2 * n, pr->z0_p, nS * sizeof(double));
     if (pr->zd0_p) memcpy(y + 2 * n + nS, pr->zd0_p, nS * sizeof(double));
     double t = pr->t0;
-    if (o->integrator == MB_INTEGRATOR_RK4) {
-        if (!(rk = mb_rk4_create((int)ny, err, errlen))) {
-            rc = MB_ERR_ALLOC;
-            goto done;
-        }
-        rc = mb_rk4_advance(rk, aug_rhs, &x, &t, y, pr->t_end, o->step, o->max_steps, &ist, err, errlen);
-    } else {
-        mb_dopri5_opts dop;
-        mb_dopri5_opts_default(&dop);
-        dop.rtol = o->rtol;
-        dop.atol = o->atol;
-        dop.h0 = o->step > 0 ? o->step : 0;
-        dop.max_steps = o->max_steps;
-        if (!(dp = mb_dopri5_create((int)ny, &dop, err, errlen))) {
-            rc = MB_ERR_ALLOC;
-            goto done;
-        }
-        if (!(rc = mb_dopri5_reset(dp, aug_rhs, &x, t, y, &ist, err, errlen)))
-            rc = mb_dopri5_advance(dp, aug_rhs, &x, pr->t_end, y, &ist, err, errlen);
-    }
+    rc = sens_integrate(o, aug_rhs, &x, t, pr->t_end, y, (int)ny, &ist, err, errlen);
     if (rc) goto done;
     /* Terminal term at t_end, with zdd and Sdd from the state reached. */
     const double *S = y + 2 * n, *Sd = S + nS;
@@ -107,8 +86,6 @@ static int ddm_explicit(sens_ctx *c, const mb_sens_problem *pr, const mb_sens_op
     st->steps = ist.steps;
     st->rhs_evals = ist.rhs_evals;
 done:
-    mb_rk4_free(rk);
-    mb_dopri5_free(dp);
     free(x.Fz);
     free(x.Fzd);
     free(x.Fp);

@@ -253,8 +253,6 @@ int mb_sens_ddm_mr(sens_ctx *c, const mb_sens_problem *pr, const mb_sens_options
     size_t nS = (size_t)n * ns, ny = 2 * (size_t)n + 2 * nS + 1 + (size_t)ns;
     mr_ctx x;
     double *y = NULL;
-    mb_rk4 *rk = NULL;
-    mb_dopri5 *dp = NULL;
     mb_stats ist = {0};
     if ((rc = mr_init(&x, c, ns, err, errlen))) goto done;
     if (!(y = calloc(ny, sizeof(double)))) {
@@ -268,26 +266,7 @@ int mb_sens_ddm_mr(sens_ctx *c, const mb_sens_problem *pr, const mb_sens_options
     /* As mb_sim: the coordinates given a velocity are preferred as independent. */
     mb_kin_prefer(mb_mr_kin(x.mr), zd0);
     double t = pr->t0;
-    if (o->integrator == MB_INTEGRATOR_RK4) {
-        if (!(rk = mb_rk4_create((int)ny, err, errlen))) {
-            rc = MB_ERR_ALLOC;
-            goto done;
-        }
-        rc = mb_rk4_advance(rk, mr_rhs, &x, &t, y, pr->t_end, o->step, o->max_steps, &ist, err, errlen);
-    } else {
-        mb_dopri5_opts dop;
-        mb_dopri5_opts_default(&dop);
-        dop.rtol = o->rtol;
-        dop.atol = o->atol;
-        dop.h0 = o->step > 0 ? o->step : 0;
-        dop.max_steps = o->max_steps;
-        if (!(dp = mb_dopri5_create((int)ny, &dop, err, errlen))) {
-            rc = MB_ERR_ALLOC;
-            goto done;
-        }
-        if (!(rc = mb_dopri5_reset(dp, mr_rhs, &x, t, y, &ist, err, errlen)))
-            rc = mb_dopri5_advance(dp, mr_rhs, &x, pr->t_end, y, &ist, err, errlen);
-    }
+    rc = sens_integrate(o, mr_rhs, &x, t, pr->t_end, y, (int)ny, &ist, err, errlen);
     if (rc) goto done;
     *psi = y[2 * n + 2 * nS];
     memcpy(grad, y + 2 * n + 2 * nS + 1, (size_t)ns * sizeof(double));
@@ -298,8 +277,6 @@ int mb_sens_ddm_mr(sens_ctx *c, const mb_sens_problem *pr, const mb_sens_options
     st->steps = ist.steps;
     st->rhs_evals = ist.rhs_evals;
 done:
-    mb_rk4_free(rk);
-    mb_dopri5_free(dp);
     free(y);
     mr_free(&x);
     return rc;
