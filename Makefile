@@ -20,7 +20,7 @@ MODELS      := $(sort $(wildcard models/*.lua))
 # Debian packages the project needs (perl brings prove).
 DEPS := lua5.4 liblapack-dev gcc make perl
 # Peer libraries of the agreement tests and benchmarks: installed when possible; their tests skip without them.
-PEER_DEPS := libmujoco-dev libadolc-dev
+PEER_DEPS := libmujoco-dev libadolc-dev libsimbody-dev valgrind
 
 .PHONY: all deps peer-deps run test test-asan bench generate clean
 .DELETE_ON_ERROR:

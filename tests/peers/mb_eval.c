@@ -1,0 +1,19 @@
+/* mb_eval.c: reads z, zd, zdd (NZ each) from stdin and prints mbgen's M and inverse dynamics r = M zdd - Q. */
+#include <stdio.h>
+#include MODEL_HEADER
+
+int main(void)
+{
+    double z[NZ], zd[NZ], zdd[NZ], M[NZ * NZ], r[NZ];
+    double *v[3] = { z, zd, zdd };
+    for (int k = 0; k < 3; k++)
+        for (int i = 0; i < NZ; i++)
+            if (scanf("%lf", &v[k][i]) != 1) return 1;
+    mb_args a = { 0 };
+    a.z = z; a.zd = zd; a.zdd = zdd;
+    MASS_FN(&a, M);
+    ID_FN(&a, r);
+    for (int i = 0; i < NZ; i++) for (int j = 0; j < NZ; j++) printf("M %d %d %.17g\n", i, j, M[i * NZ + j]);
+    for (int i = 0; i < NZ; i++) printf("r %d %.17g\n", i, r[i]);
+    return 0;
+}
