@@ -56,6 +56,14 @@ M.schemas = {
     value = { type = "vec3value", required = true }, frame = { type = "string", default = "ground" },
   },
   drive = { joint = { type = "string", required = true }, position = { type = "value", required = true } },
+  tyre = {
+    body = { type = "string", required = true }, at = { type = "vec3", default = { 0, 0, 0 } },
+    axis = { type = "vec3", default = { 0, 1, 0 } }, radius = { type = "number", required = true },
+    stiffness = { type = "number", required = true }, damping = { type = "number", default = 0 },
+    longitudinal = { type = "magic", default = { B = 10, C = 1.65, E = 0, mu = 1 } },
+    lateral = { type = "magic", default = { B = 8, C = 1.3, E = -1, mu = 1 } },
+    road = { type = "func" }, speed_eps = { type = "number", default = 0.1 },
+  },
   point = { body = { type = "string", required = true }, at = { type = "vec3", default = { 0, 0, 0 } } },
   objective = { integrand = { type = "func" }, terminal = { type = "func" } },
   simulate = {
@@ -111,6 +119,21 @@ local function new_checker(E, numeric, file, line, element)
     if type(v) == "function" then return v end
     if type(v) ~= "table" or #v ~= 3 then bad(field, "must be a vector of 3 values or a function") end
     return { c.value(v[1], field), c.value(v[2], field), c.value(v[3], field) }
+  end
+  -- Magic Formula coefficients { B =, C =, E =, mu = } (D = mu Fz); missing entries are errors.
+  function c.magic(v, field)
+    if type(v) ~= "table" then bad(field, "must be a table { B =, C =, E =, mu = }") end
+    local out = {}
+    for k in pairs(v) do
+      if k ~= "B" and k ~= "C" and k ~= "E" and k ~= "mu" then
+        bad(field, string.format('has an unknown entry "%s" (entries: B, C, E, mu)', tostring(k)))
+      end
+    end
+    for _, k in ipairs { "B", "C", "E", "mu" } do
+      if v[k] == nil then bad(field, string.format('needs "%s" (entries: B, C, E, mu)', k)) end
+      out[k] = c.number(v[k], field .. "." .. k)
+    end
+    return out
   end
   function c.axes(v, field)
     if type(v) ~= "table" or #v ~= 2 then bad(field, "must be two axes { {x,y,z}, {x,y,z} }") end

@@ -3,10 +3,14 @@ local errors = require "model.errors"
 
 local M = {}
 
+-- The project's model library (models/lib/), which `use` searches after the model's own lib/ folder.
+local PROJECT_LIB = (debug.getinfo(1, "S").source:match("^@(.*)/generator/model/[^/]*$") or ".") .. "/models/lib"
+
 -- Element kinds written `kind "name" { fields }`, in the order of INTERFACES.md §1.
 M.named_kinds = {
   "body", "revolute", "prismatic", "cylindrical", "universal", "spherical", "free", "planar", "weld",
   "loop", "rod", "spring", "joint_spring", "torque", "force", "drive", "point", "objective",
+  "tyre",
 }
 -- Statements written `kind { ... }` or `kind "text"`.
 M.plain_kinds = {
@@ -80,6 +84,8 @@ function M.run(file, source, opts)
     initial = {}, initial_velocity = {}, used_overrides = {},
   }
   local env, builtin, declared = {}, {}, {}
+  -- Libraries loaded by `use`, by name: their chunk names let errors inside them say where they are.
+  local libs, lib_sources = {}, {}
 
   -- Line of the innermost call made from the model file itself (helpers defined there count too).
   local function where()
@@ -245,6 +251,34 @@ function M.run(file, source, opts)
     raw.simulate = { fields = t, line = line }
   end
 
+  -- use "name": runs lib/name.lua next to the model file in this same environment (so a library
+  -- declares elements as the model does) and returns what it returns; each library runs once per pass.
+  -- Elements declared inside a library carry the line of the model's call that declared them.
+  builtin.use = function(name)
+    local line = where()
+    if type(name) ~= "string" or not name:match("^[%a_][%w_]*$") then
+      fail("use", 'expects a library name: use "macpherson" (letters, digits and _)', line)
+    end
+    if libs[name] ~= nil then return libs[name] end
+    local dir = file:match("^(.*)/[^/]*$") or "."
+    local tried, f, path = {}, nil, nil
+    for _, d in ipairs { dir .. "/lib", PROJECT_LIB } do
+      path = d .. "/" .. name .. ".lua"
+      tried[#tried + 1] = path
+      f = io.open(path, "rb")
+      if f then break end
+    end
+    if not f then fail("use", string.format('no library "%s" (looked for %s)', name, table.concat(tried, " and ")), line) end
+    local text = f:read("a")
+    f:close()
+    local chunk, syntax = load(text, "@" .. path, "t", env)
+    if not chunk then fail("use", "library " .. tostring(syntax), line) end
+    lib_sources["@" .. path] = path
+    local value = chunk()
+    libs[name] = value == nil and true or value
+    return libs[name]
+  end
+
   for name, fn in pairs(math_functions(E)) do builtin[name] = fn end
   for _, name in ipairs(safe_globals) do builtin[name] = _G[name] end
   builtin.math = safe_math()
@@ -276,7 +310,11 @@ function M.run(file, source, opts)
     local msg = tostring(e)
     local f, l, rest = msg:match("^(.-):(%d+): (.*)$")
     if f == file then return errors.new(file, tonumber(l), nil, rest) end
-    if f then msg = rest end
+    if f and lib_sources["@" .. f] then
+      msg = string.format("%s (%s:%s)", rest, f, l)
+    elseif f then
+      msg = rest
+    end
     return errors.new(file, line, nil, msg)
   end)
   if not ok then error(err, 0) end

@@ -215,7 +215,7 @@ function M.build(model, opts)
   local tree = {
     name = model.name, description = model.description, file = file, gravity = model.gravity,
     bodies = {}, coords = {}, frames = {}, points = {}, springs = {}, joint_springs = {},
-    torques = {}, forces = {}, constraints = {}, parameters = {}, design = {}, inputs = {},
+    torques = {}, forces = {}, tyres = {}, constraints = {}, parameters = {}, design = {}, inputs = {},
     initial = {}, initial_velocity = {}, independent = {}, simulate = {}, objectives = {},
   }
   local bodies_by_name, numeric_joint = {}, {}
@@ -336,6 +336,12 @@ function M.build(model, opts)
     end
     tree.forces[#tree.forces + 1] = { name = f.name, body = a.body, at = a.at, value = value, frame = f.frame, line = f.line }
   end
+  for _, ty in ipairs(els.tyre) do
+    local a = attach(ty.body, ty.at)
+    tree.tyres[#tree.tyres + 1] = { name = ty.name, body = a.body, at = a.at, axis = direction(ty.body, ty.axis),
+      radius = ty.radius, stiffness = ty.stiffness, damping = ty.damping, longitudinal = ty.longitudinal,
+      lateral = ty.lateral, road = ty.road, speed_eps = ty.speed_eps, line = ty.line, element = ty.element }
+  end
   local row = 1
   local function constraint(c)
     c.row = row
@@ -400,6 +406,12 @@ function M.build(model, opts)
       if el.force then
         trace(E, tree, el, el.force, { E.symbol("w", 999998, el.name .. ".x"), E.symbol("w", 999999, el.name .. ".v") },
           "scalar", 'field "force"')
+      end
+    end
+    for _, el in ipairs(els.tyre) do
+      if el.road then
+        trace(E, tree, el, el.road, { E.symbol("w", 999996, el.name .. ".x"), E.symbol("w", 999997, el.name .. ".y") },
+          "scalar", 'field "road"')
       end
     end
     for _, el in ipairs(els.objective) do

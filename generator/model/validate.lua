@@ -242,6 +242,21 @@ function M.check(model)
       fail(el, string.format('field "frame" must be "ground" or "body" (got "%s")%s', el.frame, errors.hint(el.frame, { "ground", "body" })))
     end
   end
+  for _, el in ipairs(E.tyre) do
+    body_ref(el, el.body, "body", false)
+    unit_axis(el, el.axis, "axis")
+    if el.radius <= 0 then fail(el, 'field "radius" must be positive') end
+    if el.stiffness <= 0 then fail(el, 'field "stiffness" must be positive') end
+    if el.damping < 0 then fail(el, 'field "damping" must not be negative') end
+    if el.speed_eps <= 0 then fail(el, 'field "speed_eps" must be positive') end
+    for _, dir in ipairs { "longitudinal", "lateral" } do
+      local mf = el[dir]
+      if mf.B <= 0 or mf.C <= 0 or mf.mu < 0 then
+        fail(el, string.format('field "%s" needs B > 0, C > 0 and mu >= 0 (got B = %g, C = %g, mu = %g)', dir, mf.B, mf.C, mf.mu))
+      end
+      if mf.E > 1 then fail(el, string.format('field "%s": E = %g > 1 makes the Magic Formula non-monotonic near zero slip', dir, mf.E)) end
+    end
+  end
   for _, kind in ipairs { "torque", "joint_spring", "drive" } do
     for _, el in ipairs(E[kind]) do coord_ref(el, el.joint) end
   end
