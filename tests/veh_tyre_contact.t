@@ -108,6 +108,17 @@ local z0, zend = c["z.cart_float.z"][1], c["z.cart_float.z"][#c.t]
 tap.is_double(zend - z0, -0.01, 0, 3e-4, "after the step the cart is 1 cm lower")
 tap.is_double(c["tyre.rl.z"][#c.t], -0.01, 0, 1e-6, "the rear contact point is on the lower road")
 
+-- The plot of a vehicle: trajectory, lateral acceleration, wheel loads, slip angles, energy.
+local svg = tmp .. "/slip.svg"
+ok, out = run("--static --set lateral=1 --t-end 0.5 --plot '" .. svg .. "' --quiet")
+local text = H.read(svg) or ""
+local titles = {}
+for title in text:gmatch('font%-weight="bold">([^<]*)<') do titles[#titles + 1] = title end
+tap.is(table.concat(titles, " | "), "Trajectory of cart: y [m] | Lateral acceleration [m/s^2] | Tyre normal loads [N] | Slip angles [deg] | Energy [J]",
+  "--plot of a model with tyres: the vehicle panels")
+local nlines = select(2, text:gsub("<polyline", ""))
+tap.is(nlines, 1 + 1 + 4 + 4 + 3, "one line per series (trajectory, a_y, 4 loads, 4 slips, 3 energies)")
+
 -- Every derivative, near the static pose (tyres on the road) and everywhere (tyres in and out of contact).
 ok, out = H.sh("cd " .. H.root .. " && lua5.4 generator/mbgen check " .. MODEL .. " --spread 0.002")
 tap.ok(ok and out:find("checked at 5 random states: ok"), "mbgen check near the pose" .. (ok and "" or (": " .. out)))
