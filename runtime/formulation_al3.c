@@ -289,11 +289,19 @@ static int step(mb_al3 *al, double h, const double *u, const double *p, mb_stats
         for (size_t i = 0; i < nn; ++i) al->P[i] += hh * al->K[i];
         /* The curvature term joins P too: the projections must differ from T only by the penalty
          * term h²/4 alpha Phi_z'Phi_z, or they shift the velocities off the constraint directions
-         * (an O(h²) drift per step, first-order energy loss). */
+         * (an O(h²) drift per step, first-order energy loss).
+         * It is weighted by the multiplier estimate lambda, not by w = lambda + alpha Phi(z): the
+         * penalty force alpha Phi(z) of the current iterate is what this very step removes (Phi drops
+         * by about alpha_rel per iteration), so its curvature is not there at the solution, where
+         * Phi = 0 and both weights agree. This is Newton's tangent for w carried as an unknown next to
+         * z (the primal-dual form of the penalty equations, Nocedal & Wright §17.1); weighting by w
+         * instead made the first iteration's tangent wrong by the predictor's alpha Phi, several times
+         * lambda at alpha_rel 1e3 and 1e5 times lambda at 1e7, and the exact tangent took up to 7 % (at
+         * 1e3) and 50 % (at 1e7) more iterations than eq. (20), which leaves the curvature out. */
         if (nc > 0 && !al->o.approx_tangent) {
             mb_args aw = a;
-            aw.w = al->w;
-            if (al->o.fd_tangent) fd_reaction(al, &a, al->w, al->K);
+            aw.w = al->lam;
+            if (al->o.fd_tangent) fd_reaction(al, &a, al->lam, al->K);
             else al->m->constraints_dz_tw_dz(&aw, al->K);
             for (size_t i = 0; i < nn; ++i) al->P[i] += hh * al->K[i];
         }
