@@ -12,10 +12,12 @@ struct mb_al3 {
     mb_al3_options o;
     int nz, nc;
     double t, h, alpha;
+    double hp;                          /* the step before the last one; 0 until there is one */
     double *zn, *zdn, *zddn;            /* the last accepted step */
     double *z, *zd, *zdd, *zdh, *zddh;  /* iterate and the trapezoidal constants */
     double *r, *f, *dz, *zero, *tmp;    /* nz */
-    double *phi, *w, *lam, *vec;        /* nc */
+    double *phi, *w, *lam, *vec;        /* nc; lam is the iterate */
+    double *lamn, *lamp;                /* nc: multipliers of the last two accepted steps */
     double *J;                          /* nc x nz */
     double *fz, *fr1, *fr2, *fJ1, *fJ2; /* fd_tangent only: a perturbed copy (nz), two residuals, two Phi_z */
     double *M, *P, *T, *K;              /* nz x nz */
@@ -38,7 +40,7 @@ void mb_al3_free(mb_al3 *al) {
     if (!al) return;
     double **bufs[] = {&al->zn, &al->zdn, &al->zddn, &al->z, &al->zd, &al->zdd, &al->zdh, &al->zddh,
                        &al->r, &al->f, &al->dz, &al->zero, &al->tmp, &al->phi, &al->w, &al->lam,
-                       &al->vec, &al->J, &al->M, &al->P, &al->T, &al->K, &al->fz, &al->fr1, &al->fr2,
+                       &al->lamn, &al->lamp, &al->vec, &al->J, &al->M, &al->P, &al->T, &al->K, &al->fz, &al->fr1, &al->fr2,
                        &al->fJ1, &al->fJ2};
     for (size_t i = 0; i < sizeof bufs / sizeof *bufs; ++i) free(*bufs[i]);
     mb_linalg_free(al->lu);
@@ -94,7 +96,7 @@ mb_al3 *mb_al3_create(const mb_model *m, const mb_al3_options *o, const mb_kin_o
                      &al->r, &al->f, &al->dz, &al->zero, &al->tmp};
     for (size_t i = 0; i < sizeof vn / sizeof *vn; ++i)
         if (!(*vn[i] = calloc(n > c ? n : c, sizeof(double)))) goto nomem;
-    double **vc[] = {&al->phi, &al->w, &al->lam, &al->vec};
+    double **vc[] = {&al->phi, &al->w, &al->lam, &al->lamn, &al->lamp, &al->vec};
     for (size_t i = 0; i < sizeof vc / sizeof *vc; ++i)
         if (!(*vc[i] = calloc(c, sizeof(double)))) goto nomem;
     if (!(al->J = calloc(c * n, sizeof(double)))) goto nomem;
@@ -208,7 +210,8 @@ int mb_al3_reset(mb_al3 *al, double t, const double *z, const double *zd, const 
     if (st) st->rhs_evals++;
     al->t = t;
     al->h = h;
-    memset(al->lam, 0, (size_t)(nc > 0 ? nc : 1) * sizeof(double));
+    al->hp = 0;
+    memset(al->lamn, 0, (size_t)(nc > 0 ? nc : 1) * sizeof(double));
     if (nc == 0) {
         al->alpha = 0;
         return MB_OK;
@@ -222,7 +225,7 @@ int mb_al3_reset(mb_al3 *al, double t, const double *z, const double *zd, const 
     int ldb = n > nc ? n : nc, rank = 0;
     for (int j = 0; j < ldb; ++j) al->tmp[j] = j < n ? -al->r[j] : 0;
     if ((rc = mb_lstsq(al->ls, n, nc, 1, al->K, al->tmp, 1e-9, &rank, err, errlen))) return rc;
-    memcpy(al->lam, al->tmp, (size_t)nc * sizeof(double));
+    memcpy(al->lamn, al->tmp, (size_t)nc * sizeof(double));
     if (al->o.alpha > 0) {
         al->alpha = al->o.alpha;
     } else {
@@ -249,6 +252,13 @@ static int step(mb_al3 *al, double h, const double *u, const double *p, mb_stats
         al->zddh[i] = -(c4 * al->zn[i] + 4 / h * al->zdn[i] + al->zddn[i]);
         al->z[i] = al->zn[i] + h * al->zdn[i] + h * h / 2 * al->zddn[i];
     }
+    /* Multiplier predictor: linear extrapolation of the last two steps. The multiplier update
+     * lambda += alpha Phi removes the start's error only by about 1/alpha_rel per iteration, and
+     * that remainder, not Newton's rate, decided whether a step took a third iteration: starting
+     * from the last step's lambda (error O(h)) rather than from the extrapolation (O(h²)) cost
+     * quick_return 2316 instead of 2131 iterations over 1000 steps at alpha_rel 1e3. */
+    for (int i = 0; i < nc; ++i)
+        al->lam[i] = al->lamn[i] + (al->hp > 0 ? h / al->hp * (al->lamn[i] - al->lamp[i]) : 0);
     double dzmax = INFINITY, phimax = INFINITY;
     int it;
     for (it = 0; it < al->o.max_iter; ++it) {
@@ -265,7 +275,7 @@ static int step(mb_al3 *al, double h, const double *u, const double *p, mb_stats
                 return rc;
         }
         /* Multiplier update with Phi at the corrected z (lambda_{k+1} = lambda_k + alpha Phi_{k+1});
-         * the first iteration uses the last step's lambda, whose Phi the predictor has not seen. */
+         * the first iteration uses the predicted lambda, whose Phi the predictor has not seen. */
         phimax = 0;
         for (int i = 0; i < nc; ++i) {
             phimax = fmax(phimax, fabs(al->phi[i]));
@@ -372,6 +382,11 @@ static int step(mb_al3 *al, double h, const double *u, const double *p, mb_stats
     memcpy(al->zn, al->z, (size_t)n * sizeof(double));
     memcpy(al->zdn, al->zd, (size_t)n * sizeof(double));
     memcpy(al->zddn, al->zdd, (size_t)n * sizeof(double));
+    if (nc > 0) {
+        memcpy(al->lamp, al->lamn, (size_t)nc * sizeof(double));
+        memcpy(al->lamn, al->lam, (size_t)nc * sizeof(double));
+    }
+    al->hp = h;
     al->t = t;
     if (st) st->steps++;
     return MB_OK;
@@ -398,6 +413,6 @@ double mb_al3_time(const mb_al3 *al) { return al->t; }
 const double *mb_al3_z(const mb_al3 *al) { return al->zn; }
 const double *mb_al3_zd(const mb_al3 *al) { return al->zdn; }
 const double *mb_al3_zdd(const mb_al3 *al) { return al->zddn; }
-const double *mb_al3_lambda(const mb_al3 *al) { return al->lam; }
+const double *mb_al3_lambda(const mb_al3 *al) { return al->lamn; }
 double mb_al3_alpha(const mb_al3 *al) { return al->alpha; }
 mb_kin *mb_al3_kin(mb_al3 *al) { return mb_mr_kin(al->mr); }
