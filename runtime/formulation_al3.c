@@ -139,6 +139,23 @@ static void add_At_x(int nc, int nz, const double *A, const double *x, double s,
     }
 }
 
+/* x += T^-1 (-s Phi_z'(Phi_z x + vec)) with the factored tangent: one projection (eq. 24 or 26) solved
+ * for the change of x. vec (nc) holds Phi_t or the bias on entry and is overwritten. */
+static int project(mb_al3 *al, double *x, double s, char *err, size_t errlen) {
+    int n = al->nz, nc = al->nc;
+    for (int i = 0; i < nc; ++i) {
+        double v = al->vec[i];
+        for (int j = 0; j < n; ++j) v += al->J[i + (size_t)j * nc] * x[j];
+        al->vec[i] = v;
+    }
+    memset(al->dz, 0, (size_t)n * sizeof(double));
+    add_At_x(nc, n, al->J, al->vec, -s, al->dz);
+    int rc = mb_lu_solve(al->lu, n, al->T, 1, al->dz, err, errlen);
+    if (rc) return rc;
+    for (int i = 0; i < n; ++i) x[i] += al->dz[i];
+    return MB_OK;
+}
+
 /* The tangent's derivatives by central differences (fd_tangent): column j of dr/dy (y = z or zd, `which`
  * 0 or 1) into K, from two calls of the generated residual. */
 static void fd_residual(mb_al3 *al, const mb_args *a, int which, double *K) {
@@ -348,35 +365,22 @@ static int step(mb_al3 *al, double h, const double *u, const double *p, mb_stats
                        "al3: Newton did not converge at t = %.10g (h = %g) in %d iterations: max|dz| = %.3g, "
                        "max|Phi| = %.3g (tolerances %g, %g)",
                        t, h, it, dzmax, phimax, al->o.newton_tol, al->o.phi_tol);
-    /* Projections (eqs. 24, 26) with the last factorization; Phi_z, Phi_t and the bias at the final z. */
+    /* Projections (eqs. 24, 26) with the last factorization; Phi_z, Phi_t and the bias at the final z.
+     * Solved for the change: T (zd - zd*) = -h²/4 alpha Phi_z'(Phi_z zd* + Phi_t) is eq. (24) with
+     * T = P + h²/4 alpha Phi_z'Phi_z, but the LU's rounding error, about eps alpha_rel relative to what
+     * is solved for, then falls on the small correction instead of on all of zd: solving for zd
+     * itself put an error growing like alpha_rel into the motion (fourbar_spatial, h = 2.5e-4, 1 s,
+     * from matrix_r: 3.4e-7 at alpha_rel 1e4, 1.2e-5 at 1e6; solved for the change, 4.7e-7 at both).
+     * Likewise eq. (26) for zdd. */
     mb_args a = {t, al->z, NULL, NULL, u, p, NULL};
     if (nc > 0) {
         al->m->constraints_dz(&a, al->J);
-        for (int i = 0; i < n; ++i) al->tmp[i] = 0;
-        if (al->m->constraints_dt) {
-            al->m->constraints_dt(&a, al->vec);
-            for (int i = 0; i < nc; ++i) al->vec[i] *= hh * alpha;
-            add_At_x(nc, n, al->J, al->vec, -1, al->tmp);
-        }
-        for (int i = 0; i < n; ++i) {
-            double s = 0;
-            for (int j = 0; j < n; ++j) s += al->P[i + (size_t)j * n] * al->zd[j];
-            al->dz[i] = s + al->tmp[i];
-        }
-        if ((rc = mb_lu_solve(al->lu, n, al->T, 1, al->dz, err, errlen))) return rc;
-        memcpy(al->zd, al->dz, (size_t)n * sizeof(double));
+        if (al->m->constraints_dt) al->m->constraints_dt(&a, al->vec);
+        else memset(al->vec, 0, (size_t)nc * sizeof(double));
+        if ((rc = project(al, al->zd, hh * alpha, err, errlen))) return rc;
         a.zd = al->zd;
         al->m->constraint_bias(&a, al->vec);
-        for (int i = 0; i < n; ++i) al->tmp[i] = 0;
-        for (int i = 0; i < nc; ++i) al->vec[i] *= hh * alpha;
-        add_At_x(nc, n, al->J, al->vec, -1, al->tmp);
-        for (int i = 0; i < n; ++i) {
-            double s = 0;
-            for (int j = 0; j < n; ++j) s += al->P[i + (size_t)j * n] * al->zdd[j];
-            al->dz[i] = s + al->tmp[i];
-        }
-        if ((rc = mb_lu_solve(al->lu, n, al->T, 1, al->dz, err, errlen))) return rc;
-        memcpy(al->zdd, al->dz, (size_t)n * sizeof(double));
+        if ((rc = project(al, al->zdd, hh * alpha, err, errlen))) return rc;
     }
     if ((rc = check(al->zd, n, "zd", t, err, errlen)) || (rc = check(al->zdd, n, "zdd", t, err, errlen))) return rc;
     memcpy(al->zn, al->z, (size_t)n * sizeof(double));
