@@ -28,7 +28,7 @@ struct mb_al3 {
 
 void mb_al3_options_default(mb_al3_options *o) {
     o->alpha = 0;
-    o->alpha_rel = 1e3;
+    o->alpha_rel = 1e5;
     o->newton_tol = 1e-10;
     o->phi_tol = 1e-10;
     o->max_iter = 30;

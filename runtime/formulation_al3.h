@@ -26,7 +26,10 @@
 
 typedef struct {
     double alpha;        /* penalty; <= 0: automatic, alpha_rel (4/h²) max M_ii / max (Phi_z'Phi_z)_ii */
-    double alpha_rel;    /* automatic penalty relative to the mass matrix (1e3) */
+    double alpha_rel;    /* automatic penalty relative to the mass matrix (1e5): the multiplier update
+                          * removes about 1/alpha_rel of lambda's error per iteration and the
+                          * projections leave constraint residuals of that order; above about 1e7 the
+                          * rounding of the stiff penalty terms starts to show in the motion */
     double newton_tol;   /* converged when max|dz| <= newton_tol (1 + max|z|) ... (1e-10) */
     double phi_tol;      /* ... and max|Phi| <= phi_tol (1e-10) */
     int max_iter;        /* Newton iterations per step (30) */
