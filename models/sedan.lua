@@ -6,14 +6,19 @@
 -- (/work/shared/vehicle-data, every number with its file and key in models/lib/sedan_data.lua; the front
 -- MacPherson geometry is Chrono's generic one translated onto the sedan's wheel centre).
 -- Manoeuvre (the paper's slalom at 30 m/s; its steering law is not given, seeds/002.md §4.4 item 7):
--- 1 s straight (the design pose settles onto its static pose), then the rack follows a sine of
--- amplitude rack_amp = 4 mm at 0.5 Hz (a gate every 30 m at 30 m/s), faded in over about 0.2 s by a tanh.
--- 0.5 Hz is the frequency of ISO 7401's one-period sine steering test; 4 mm of rack turns the front
--- wheels by about 1.1 deg and gives a peak lateral acceleration of about 4 m/s^2 (measured, README),
--- the order of ISO 7401's 4 m/s^2 and well inside the tyres' grip (mu 1.05). rack_amp = 0 (`--set
--- rack_amp=0`, a design name: no recompile) is the straight line at 30 m/s. Coasting: no drive torque.
+-- 1 s straight, then the rack follows rack_amp * cos(2 pi 0.5 Hz (t - 1.2)), faded in by a tanh centred
+-- on the cosine's first peak at t = 1.2 s (rising over about 0.3 s). 0.5 Hz at 30 m/s is a gate every
+-- 30 m, the frequency of ISO 7401's sine steering tests. The fade is odd about the peak of the even
+-- cosine, so the rack's mean travel is zero and the heading oscillates about the initial direction (a
+-- sine from rest leaves a mean heading, and the car slaloms along a slanted line). rack_amp = 4.8 mm (6 % of the rack's 81 mm
+-- travel) turns the front wheels by about 1.3 deg and gives a peak lateral acceleration of about
+-- 4 m/s^2 (measured, README), the level of ISO 7401, well inside the tyres' grip (mu 1.05). A positive
+-- rack travel (to the left) steers the wheels to the right: the steering arms are behind the axle.
+-- rack_amp = 0 (`--set rack_amp=0`, a design name: no recompile) is the straight line at 30 m/s.
+-- Coasting: no drive torque.
 -- Initial state: design position (all coordinates 0: every loop closed exactly), chassis at the height
--- where the tyres carry the estimated weight, forward speed 30 m/s, wheel spins 30 / R.
+-- where the tyres carry the estimated weight, forward speed 30 m/s, wheel spins 30 / R (loaded radius);
+-- `mbgen run --static` replaces the pose by the static equilibrium (tyre loads = weight), keeping them.
 model "sedan"
 description "15-DOF 12-rod sedan: MacPherson front, multi-link rear, slalom at 30 m/s (seeds/002.md §4, Chrono sedan data)"
 
@@ -24,11 +29,12 @@ local roads = use "roads"
 gravity { 0, 0, -D.g }
 
 -- The manoeuvre: rack travel (m, + moves the rack to the left) as a function of time.
-design { rack_amp = 0.004 }
-local t_start, freq, fade = 1.0, 0.5, 0.05
+design { rack_amp = 0.0048 }
+local t_start, freq, fade = 1.0, 0.5, 0.1
 local function rack_position(t)
-  local on = 0.5 * (1 + tanh((t - t_start) / fade))
-  return rack_amp * on * sin(2 * pi * freq * (t - t_start))
+  local peak = t_start + 2 * fade
+  local on = 0.5 * (1 + tanh((t - peak) / fade))
+  return rack_amp * on * cos(2 * pi * freq * (t - peak))
 end
 
 local mf = pac(D.tir, D.mu_scale)
@@ -74,8 +80,10 @@ independent {
   rear.left.travel, rear.right.travel, front.left.travel, front.right.travel,
 }
 
+-- Wheel spin V / R with R the loaded rolling radius (unloaded radius minus the static deflection under a
+-- quarter of the total mass), so the tyres start without longitudinal slip.
 local V = 30.0
-local spin = V / D.tir.UNLOADED_RADIUS
+local spin = V / (D.tir.UNLOADED_RADIUS - D.total_mass_estimate * D.g / 4 / D.tir.VERTICAL_STIFFNESS)
 initial_velocity {
   [ch.x] = V, [rear.left.float .. ".x"] = V, [rear.right.float .. ".x"] = V,
   [rear.left.spin] = spin, [rear.right.spin] = spin, [front.left.spin] = spin, [front.right.spin] = spin,
