@@ -13,7 +13,7 @@
 -- (a plain sine from rest leaves a mean heading rack_amp/w and the car slaloms along a slanted line).
 -- It also keeps the law's derivatives well scaled at every t, which `mbgen check` samples in [-1, 1)
 -- (a tanh fade-in has exponentially small tails there, where central differences cannot see it).
--- rack_amp = 4.8 mm (6 % of the rack's 81 mm travel) turns the front wheels by about 1.3 deg and gives
+-- rack_amp = 4.8 mm (6 % of the rack's 81 mm travel) turns the front struts by about ±0.9 deg and gives
 -- a peak lateral acceleration of about 4 m/s^2 (measured, README), the level of ISO 7401, well inside
 -- the tyres' grip (mu 1.05). A positive rack travel (to the left) steers the wheels to the right: the
 -- steering arms are behind the axle. rack_amp = 0 (`--set rack_amp=0`, a design name: no recompile) is
