@@ -25,7 +25,8 @@
 -- (default the chassis origin), so the tie rod's inner point can be put in that body's frame.
 -- At all coordinates 0 every body is at its design position (frames parallel to the chassis), so the
 -- corner is assembled there. Returns { knuckle =, uca =, lca =, wheel_at = wheel centre in the knuckle
--- frame, coordinates = { the five names }, joints = {...}, points = { hardpoints in the chassis frame } }.
+-- frame, coordinates = { the five names }, joints = {...}, points = { hardpoints in the chassis frame },
+-- spring_length =, shock_length = (design lengths, for free lengths set from a static load) }.
 
 local function sub(a, b) return { a[1] - b[1], a[2] - b[2], a[3] - b[3] } end
 local function add(a, b) return { a[1] + b[1], a[2] + b[2], a[3] + b[3] } end
