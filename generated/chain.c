@@ -6095,6 +6095,15 @@ void chain_points_dz(const mb_args *a, mb_real *out)
     out[23] = -(t194*t174) + t195*t145 + (t194*t173 - t144*t195);
 }
 
+/* chain_total_mass: total_mass
+ * 1 outputs, 1 written
+ * 0 additions, 0 multiplications, 0 divisions, 0 function calls */
+void chain_total_mass(const mb_args *a, mb_real *out)
+{
+    (void)a;
+    out[0] = 9.716317067737691;
+}
+
 /* chain_forward_dynamics: forward_dynamics
  * 8 outputs, 8 written, in 3 parts
  * 2357 additions, 2863 multiplications, 156 divisions, 16 function calls */
@@ -11120,6 +11129,7 @@ const mb_model chain_model = {
     .zd0 = chain_zd0,
     .independent = 0,
     .n_independent = 0,
+    .gravity = { 0.0, 0.0, -9.8100000000000005 },
     .simulate = { 1.0, 0.001, 9.9999999999999995e-07, "rk4", "tree" },
     .mass = chain_mass,
     .forces = chain_forces,
@@ -11134,6 +11144,7 @@ const mb_model chain_model = {
     .energy = chain_energy,
     .points = chain_points,
     .points_dz = chain_points_dz,
+    .total_mass = chain_total_mass,
     .mass_pattern = &chain_mass_pattern,
     .inverse_dynamics_dz_pattern = &chain_inverse_dynamics_dz_pattern,
     .inverse_dynamics_dzd_pattern = &chain_inverse_dynamics_dzd_pattern,

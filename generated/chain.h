@@ -10,6 +10,7 @@
 #define chain_NU 0
 #define chain_NB 8
 #define chain_NPT 1
+#define chain_NTY 0
 
 extern const mb_model chain_model;
 
@@ -23,6 +24,7 @@ void chain_inverse_dynamics_tangent(const mb_args *a, mb_real *out);
 void chain_energy(const mb_args *a, mb_real *out);
 void chain_points(const mb_args *a, mb_real *out);
 void chain_points_dz(const mb_args *a, mb_real *out);
+void chain_total_mass(const mb_args *a, mb_real *out);
 void chain_forward_dynamics(const mb_args *a, mb_real *out);
 void chain_forward_dynamics_dz(const mb_args *a, mb_real *out);
 void chain_forward_dynamics_dzd(const mb_args *a, mb_real *out);

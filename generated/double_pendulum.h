@@ -10,6 +10,7 @@
 #define double_pendulum_NU 1
 #define double_pendulum_NB 2
 #define double_pendulum_NPT 2
+#define double_pendulum_NTY 0
 
 extern const mb_model double_pendulum_model;
 
@@ -24,6 +25,7 @@ void double_pendulum_inverse_dynamics_dp(const mb_args *a, mb_real *out);
 void double_pendulum_energy(const mb_args *a, mb_real *out);
 void double_pendulum_points(const mb_args *a, mb_real *out);
 void double_pendulum_points_dz(const mb_args *a, mb_real *out);
+void double_pendulum_total_mass(const mb_args *a, mb_real *out);
 void double_pendulum_forward_dynamics(const mb_args *a, mb_real *out);
 void double_pendulum_forward_dynamics_dz(const mb_args *a, mb_real *out);
 void double_pendulum_forward_dynamics_dzd(const mb_args *a, mb_real *out);

@@ -10,6 +10,7 @@
 #define fivebar_NU 0
 #define fivebar_NB 4
 #define fivebar_NPT 1
+#define fivebar_NTY 0
 
 extern const mb_model fivebar_model;
 
@@ -24,6 +25,7 @@ void fivebar_inverse_dynamics_dp(const mb_args *a, mb_real *out);
 void fivebar_energy(const mb_args *a, mb_real *out);
 void fivebar_points(const mb_args *a, mb_real *out);
 void fivebar_points_dz(const mb_args *a, mb_real *out);
+void fivebar_total_mass(const mb_args *a, mb_real *out);
 void fivebar_forward_dynamics(const mb_args *a, mb_real *out);
 void fivebar_forward_dynamics_dz(const mb_args *a, mb_real *out);
 void fivebar_forward_dynamics_dzd(const mb_args *a, mb_real *out);

@@ -15116,6 +15116,15 @@ void fourbar_grid_points_dz(const mb_args *a, mb_real *out)
     out[134] = -t82 + t83;
 }
 
+/* fourbar_grid_total_mass: total_mass
+ * 1 outputs, 1 written
+ * 0 additions, 0 multiplications, 0 divisions, 0 function calls */
+void fourbar_grid_total_mass(const mb_args *a, mb_real *out)
+{
+    (void)a;
+    out[0] = 45.0;
+}
+
 /* fourbar_grid_forward_dynamics: forward_dynamics
  * 45 outputs, 45 written, in 3 parts
  * 3185 additions, 2408 multiplications, 339 divisions, 90 function calls */
@@ -65704,6 +65713,7 @@ const mb_model fourbar_grid_model = {
     .zd0 = fourbar_grid_zd0,
     .independent = 0,
     .n_independent = 0,
+    .gravity = { 0.0, 0.0, -9.8100000000000005 },
     .simulate = { 5.0, 0.01, 9.9999999999999995e-07, "trapezoidal", "al3" },
     .mass = fourbar_grid_mass,
     .forces = fourbar_grid_forces,
@@ -65725,6 +65735,7 @@ const mb_model fourbar_grid_model = {
     .constraint_bias_dz = fourbar_grid_constraint_bias_dz,
     .constraint_bias_dzd = fourbar_grid_constraint_bias_dzd,
     .constraints_dz_tw_dz = fourbar_grid_constraints_dz_tw_dz,
+    .total_mass = fourbar_grid_total_mass,
     .mass_pattern = &fourbar_grid_mass_pattern,
     .inverse_dynamics_dz_pattern = &fourbar_grid_inverse_dynamics_dz_pattern,
     .inverse_dynamics_dzd_pattern = &fourbar_grid_inverse_dynamics_dzd_pattern,

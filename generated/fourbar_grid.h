@@ -10,6 +10,7 @@
 #define fourbar_grid_NU 0
 #define fourbar_grid_NB 45
 #define fourbar_grid_NPT 1
+#define fourbar_grid_NTY 0
 
 extern const mb_model fourbar_grid_model;
 
@@ -23,6 +24,7 @@ void fourbar_grid_inverse_dynamics_tangent(const mb_args *a, mb_real *out);
 void fourbar_grid_energy(const mb_args *a, mb_real *out);
 void fourbar_grid_points(const mb_args *a, mb_real *out);
 void fourbar_grid_points_dz(const mb_args *a, mb_real *out);
+void fourbar_grid_total_mass(const mb_args *a, mb_real *out);
 void fourbar_grid_forward_dynamics(const mb_args *a, mb_real *out);
 void fourbar_grid_forward_dynamics_dz(const mb_args *a, mb_real *out);
 void fourbar_grid_forward_dynamics_dzd(const mb_args *a, mb_real *out);

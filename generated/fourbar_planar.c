@@ -276,6 +276,15 @@ void fourbar_planar_points_dz(const mb_args *a, mb_real *out)
     out[8] = 0.0;
 }
 
+/* fourbar_planar_total_mass: total_mass
+ * 1 outputs, 1 written
+ * 0 additions, 0 multiplications, 0 divisions, 0 function calls */
+void fourbar_planar_total_mass(const mb_args *a, mb_real *out)
+{
+    (void)a;
+    out[0] = 1.4;
+}
+
 /* fourbar_planar_forward_dynamics: forward_dynamics
  * 3 outputs, 3 written
  * 42 additions, 80 multiplications, 7 divisions, 6 function calls */
@@ -807,6 +816,7 @@ const mb_model fourbar_planar_model = {
     .zd0 = fourbar_planar_zd0,
     .independent = 0,
     .n_independent = 0,
+    .gravity = { 0.0, -9.8100000000000005, 0.0 },
     .simulate = { 5.0, 0.001, 9.9999999999999995e-07, "rk4", "matrix_r" },
     .mass = fourbar_planar_mass,
     .forces = fourbar_planar_forces,
@@ -828,6 +838,7 @@ const mb_model fourbar_planar_model = {
     .constraint_bias_dz = fourbar_planar_constraint_bias_dz,
     .constraint_bias_dzd = fourbar_planar_constraint_bias_dzd,
     .constraints_dz_tw_dz = fourbar_planar_constraints_dz_tw_dz,
+    .total_mass = fourbar_planar_total_mass,
     .mass_pattern = &fourbar_planar_mass_pattern,
     .inverse_dynamics_dz_pattern = &fourbar_planar_inverse_dynamics_dz_pattern,
     .inverse_dynamics_dzd_pattern = &fourbar_planar_inverse_dynamics_dzd_pattern,

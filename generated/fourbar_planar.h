@@ -10,6 +10,7 @@
 #define fourbar_planar_NU 0
 #define fourbar_planar_NB 3
 #define fourbar_planar_NPT 1
+#define fourbar_planar_NTY 0
 
 extern const mb_model fourbar_planar_model;
 
@@ -23,6 +24,7 @@ void fourbar_planar_inverse_dynamics_tangent(const mb_args *a, mb_real *out);
 void fourbar_planar_energy(const mb_args *a, mb_real *out);
 void fourbar_planar_points(const mb_args *a, mb_real *out);
 void fourbar_planar_points_dz(const mb_args *a, mb_real *out);
+void fourbar_planar_total_mass(const mb_args *a, mb_real *out);
 void fourbar_planar_forward_dynamics(const mb_args *a, mb_real *out);
 void fourbar_planar_forward_dynamics_dz(const mb_args *a, mb_real *out);
 void fourbar_planar_forward_dynamics_dzd(const mb_args *a, mb_real *out);

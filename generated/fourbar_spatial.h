@@ -10,6 +10,7 @@
 #define fourbar_spatial_NU 0
 #define fourbar_spatial_NB 4
 #define fourbar_spatial_NPT 1
+#define fourbar_spatial_NTY 0
 
 extern const mb_model fourbar_spatial_model;
 
@@ -24,6 +25,7 @@ void fourbar_spatial_inverse_dynamics_dp(const mb_args *a, mb_real *out);
 void fourbar_spatial_energy(const mb_args *a, mb_real *out);
 void fourbar_spatial_points(const mb_args *a, mb_real *out);
 void fourbar_spatial_points_dz(const mb_args *a, mb_real *out);
+void fourbar_spatial_total_mass(const mb_args *a, mb_real *out);
 void fourbar_spatial_forward_dynamics(const mb_args *a, mb_real *out);
 void fourbar_spatial_forward_dynamics_dz(const mb_args *a, mb_real *out);
 void fourbar_spatial_forward_dynamics_dzd(const mb_args *a, mb_real *out);

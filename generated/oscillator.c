@@ -128,6 +128,14 @@ void oscillator_points_dz(const mb_args *a, mb_real *out)
     out[2] = 0.0;
 }
 
+/* oscillator_total_mass: total_mass
+ * 1 outputs, 1 written
+ * 0 additions, 0 multiplications, 0 divisions, 0 function calls */
+void oscillator_total_mass(const mb_args *a, mb_real *out)
+{
+    out[0] = a->p[1];
+}
+
 /* oscillator_forward_dynamics: forward_dynamics
  * 1 outputs, 1 written
  * 1 additions, 1 multiplications, 1 divisions, 0 function calls */
@@ -261,6 +269,7 @@ const mb_model oscillator_model = {
     .zd0 = oscillator_zd0,
     .independent = 0,
     .n_independent = 0,
+    .gravity = { 0.0, 0.0, -9.8100000000000005 },
     .simulate = { 2.0, 0.001, 9.9999999999999995e-07, "rk4", "tree" },
     .mass = oscillator_mass,
     .forces = oscillator_forces,
@@ -277,6 +286,7 @@ const mb_model oscillator_model = {
     .energy = oscillator_energy,
     .points = oscillator_points,
     .points_dz = oscillator_points_dz,
+    .total_mass = oscillator_total_mass,
     .mass_pattern = &oscillator_mass_pattern,
     .inverse_dynamics_dz_pattern = &oscillator_inverse_dynamics_dz_pattern,
     .inverse_dynamics_dzd_pattern = &oscillator_inverse_dynamics_dzd_pattern,

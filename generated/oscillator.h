@@ -10,6 +10,7 @@
 #define oscillator_NU 0
 #define oscillator_NB 1
 #define oscillator_NPT 1
+#define oscillator_NTY 0
 
 extern const mb_model oscillator_model;
 
@@ -24,6 +25,7 @@ void oscillator_inverse_dynamics_dp(const mb_args *a, mb_real *out);
 void oscillator_energy(const mb_args *a, mb_real *out);
 void oscillator_points(const mb_args *a, mb_real *out);
 void oscillator_points_dz(const mb_args *a, mb_real *out);
+void oscillator_total_mass(const mb_args *a, mb_real *out);
 void oscillator_forward_dynamics(const mb_args *a, mb_real *out);
 void oscillator_forward_dynamics_dz(const mb_args *a, mb_real *out);
 void oscillator_forward_dynamics_dzd(const mb_args *a, mb_real *out);

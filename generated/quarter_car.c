@@ -126,6 +126,15 @@ void quarter_car_energy(const mb_args *a, mb_real *out)
     out[1] = 0.5*a->z[1]*a->z[1]*a->p[1] + 100000.0*a->z[0]*a->z[0];
 }
 
+/* quarter_car_total_mass: total_mass
+ * 1 outputs, 1 written
+ * 0 additions, 0 multiplications, 0 divisions, 0 function calls */
+void quarter_car_total_mass(const mb_args *a, mb_real *out)
+{
+    (void)a;
+    out[0] = 340.0;
+}
+
 /* quarter_car_forward_dynamics: forward_dynamics
  * 2 outputs, 2 written
  * 5 additions, 6 multiplications, 3 divisions, 0 function calls */
@@ -271,6 +280,7 @@ const mb_model quarter_car_model = {
     .zd0 = quarter_car_zd0,
     .independent = 0,
     .n_independent = 0,
+    .gravity = { 0.0, 0.0, 0.0 },
     .simulate = { 2.0, 0.001, 9.9999999999999995e-07, "rk4", "tree" },
     .mass = quarter_car_mass,
     .forces = quarter_car_forces,
@@ -285,6 +295,7 @@ const mb_model quarter_car_model = {
     .forward_dynamics_dzd = quarter_car_forward_dynamics_dzd,
     .forward_dynamics_dp = quarter_car_forward_dynamics_dp,
     .energy = quarter_car_energy,
+    .total_mass = quarter_car_total_mass,
     .mass_pattern = &quarter_car_mass_pattern,
     .inverse_dynamics_dz_pattern = &quarter_car_inverse_dynamics_dz_pattern,
     .inverse_dynamics_dzd_pattern = &quarter_car_inverse_dynamics_dzd_pattern,

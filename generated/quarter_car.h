@@ -10,6 +10,7 @@
 #define quarter_car_NU 0
 #define quarter_car_NB 2
 #define quarter_car_NPT 0
+#define quarter_car_NTY 0
 
 extern const mb_model quarter_car_model;
 
@@ -22,6 +23,7 @@ void quarter_car_inverse_dynamics_dzd(const mb_args *a, mb_real *out);
 void quarter_car_inverse_dynamics_tangent(const mb_args *a, mb_real *out);
 void quarter_car_inverse_dynamics_dp(const mb_args *a, mb_real *out);
 void quarter_car_energy(const mb_args *a, mb_real *out);
+void quarter_car_total_mass(const mb_args *a, mb_real *out);
 void quarter_car_forward_dynamics(const mb_args *a, mb_real *out);
 void quarter_car_forward_dynamics_dz(const mb_args *a, mb_real *out);
 void quarter_car_forward_dynamics_dzd(const mb_args *a, mb_real *out);

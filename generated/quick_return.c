@@ -611,6 +611,15 @@ void quick_return_points_dz(const mb_args *a, mb_real *out)
     out[14] = 0.0;
 }
 
+/* quick_return_total_mass: total_mass
+ * 1 outputs, 1 written
+ * 0 additions, 0 multiplications, 0 divisions, 0 function calls */
+void quick_return_total_mass(const mb_args *a, mb_real *out)
+{
+    (void)a;
+    out[0] = 7.5;
+}
+
 /* quick_return_forward_dynamics: forward_dynamics
  * 5 outputs, 5 written
  * 174 additions, 233 multiplications, 22 divisions, 6 function calls */
@@ -1465,6 +1474,7 @@ const mb_model quick_return_model = {
     .zd0 = quick_return_zd0,
     .independent = 0,
     .n_independent = 0,
+    .gravity = { 0.0, -9.8100000000000005, 0.0 },
     .simulate = { 2.0, 0.001, 9.9999999999999995e-07, "rk4", "matrix_r" },
     .mass = quick_return_mass,
     .forces = quick_return_forces,
@@ -1486,6 +1496,7 @@ const mb_model quick_return_model = {
     .constraint_bias_dz = quick_return_constraint_bias_dz,
     .constraint_bias_dzd = quick_return_constraint_bias_dzd,
     .constraints_dz_tw_dz = quick_return_constraints_dz_tw_dz,
+    .total_mass = quick_return_total_mass,
     .mass_pattern = &quick_return_mass_pattern,
     .inverse_dynamics_dz_pattern = &quick_return_inverse_dynamics_dz_pattern,
     .inverse_dynamics_dzd_pattern = &quick_return_inverse_dynamics_dzd_pattern,

@@ -10,6 +10,7 @@
 #define quick_return_NU 0
 #define quick_return_NB 5
 #define quick_return_NPT 1
+#define quick_return_NTY 0
 
 extern const mb_model quick_return_model;
 
@@ -23,6 +24,7 @@ void quick_return_inverse_dynamics_tangent(const mb_args *a, mb_real *out);
 void quick_return_energy(const mb_args *a, mb_real *out);
 void quick_return_points(const mb_args *a, mb_real *out);
 void quick_return_points_dz(const mb_args *a, mb_real *out);
+void quick_return_total_mass(const mb_args *a, mb_real *out);
 void quick_return_forward_dynamics(const mb_args *a, mb_real *out);
 void quick_return_forward_dynamics_dz(const mb_args *a, mb_real *out);
 void quick_return_forward_dynamics_dzd(const mb_args *a, mb_real *out);

@@ -273,6 +273,15 @@ void slider_crank_points_dz(const mb_args *a, mb_real *out)
     out[8] = 0.0;
 }
 
+/* slider_crank_total_mass: total_mass
+ * 1 outputs, 1 written
+ * 0 additions, 0 multiplications, 0 divisions, 0 function calls */
+void slider_crank_total_mass(const mb_args *a, mb_real *out)
+{
+    (void)a;
+    out[0] = 2.5;
+}
+
 /* slider_crank_forward_dynamics: forward_dynamics
  * 3 outputs, 3 written
  * 42 additions, 78 multiplications, 8 divisions, 5 function calls */
@@ -643,6 +652,7 @@ const mb_model slider_crank_model = {
     .zd0 = slider_crank_zd0,
     .independent = 0,
     .n_independent = 0,
+    .gravity = { 0.0, -9.8100000000000005, 0.0 },
     .simulate = { 2.0, 0.001, 9.9999999999999995e-07, "rk4", "matrix_r" },
     .mass = slider_crank_mass,
     .forces = slider_crank_forces,
@@ -664,6 +674,7 @@ const mb_model slider_crank_model = {
     .constraint_bias_dz = slider_crank_constraint_bias_dz,
     .constraint_bias_dzd = slider_crank_constraint_bias_dzd,
     .constraints_dz_tw_dz = slider_crank_constraints_dz_tw_dz,
+    .total_mass = slider_crank_total_mass,
     .mass_pattern = &slider_crank_mass_pattern,
     .inverse_dynamics_dz_pattern = &slider_crank_inverse_dynamics_dz_pattern,
     .inverse_dynamics_dzd_pattern = &slider_crank_inverse_dynamics_dzd_pattern,

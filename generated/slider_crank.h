@@ -10,6 +10,7 @@
 #define slider_crank_NU 1
 #define slider_crank_NB 3
 #define slider_crank_NPT 1
+#define slider_crank_NTY 0
 
 extern const mb_model slider_crank_model;
 
@@ -23,6 +24,7 @@ void slider_crank_inverse_dynamics_tangent(const mb_args *a, mb_real *out);
 void slider_crank_energy(const mb_args *a, mb_real *out);
 void slider_crank_points(const mb_args *a, mb_real *out);
 void slider_crank_points_dz(const mb_args *a, mb_real *out);
+void slider_crank_total_mass(const mb_args *a, mb_real *out);
 void slider_crank_forward_dynamics(const mb_args *a, mb_real *out);
 void slider_crank_forward_dynamics_dz(const mb_args *a, mb_real *out);
 void slider_crank_forward_dynamics_dzd(const mb_args *a, mb_real *out);

@@ -2129,6 +2129,15 @@ void tree_points_dz(const mb_args *a, mb_real *out)
     out[41] = 0.0;
 }
 
+/* tree_total_mass: total_mass
+ * 1 outputs, 1 written
+ * 0 additions, 0 multiplications, 0 divisions, 0 function calls */
+void tree_total_mass(const mb_args *a, mb_real *out)
+{
+    (void)a;
+    out[0] = 19.8;
+}
+
 /* tree_forward_dynamics: forward_dynamics
  * 7 outputs, 7 written
  * 865 additions, 1518 multiplications, 90 divisions, 10 function calls */
@@ -3619,6 +3628,7 @@ const mb_model tree_model = {
     .zd0 = tree_zd0,
     .independent = 0,
     .n_independent = 0,
+    .gravity = { 0.0, 0.0, -9.8100000000000005 },
     .simulate = { 2.0, 0.001, 9.9999999999999995e-07, "rk4", "tree" },
     .mass = tree_mass,
     .forces = tree_forces,
@@ -3633,6 +3643,7 @@ const mb_model tree_model = {
     .energy = tree_energy,
     .points = tree_points,
     .points_dz = tree_points_dz,
+    .total_mass = tree_total_mass,
     .mass_pattern = &tree_mass_pattern,
     .inverse_dynamics_dz_pattern = &tree_inverse_dynamics_dz_pattern,
     .inverse_dynamics_dzd_pattern = &tree_inverse_dynamics_dzd_pattern,

@@ -10,6 +10,7 @@
 #define tree_NU 0
 #define tree_NB 7
 #define tree_NPT 2
+#define tree_NTY 0
 
 extern const mb_model tree_model;
 
@@ -23,6 +24,7 @@ void tree_inverse_dynamics_tangent(const mb_args *a, mb_real *out);
 void tree_energy(const mb_args *a, mb_real *out);
 void tree_points(const mb_args *a, mb_real *out);
 void tree_points_dz(const mb_args *a, mb_real *out);
+void tree_total_mass(const mb_args *a, mb_real *out);
 void tree_forward_dynamics(const mb_args *a, mb_real *out);
 void tree_forward_dynamics_dz(const mb_args *a, mb_real *out);
 void tree_forward_dynamics_dzd(const mb_args *a, mb_real *out);

@@ -126,6 +126,19 @@ typedef struct mb_model {
      * Phi_z zdd with respect to z (nc x nz) and p (nc x np), and d(Phi_z' w)/dp (nz x np). */
     mb_fn *constraint_vel_dz, *constraint_vel_dp, *constraint_acc_dz, *constraint_acc_dp;
     mb_fn *constraints_dz_tw_dp;
+
+    /* Tyres (issue 9): ntyre of them; tyres writes MB_TYRE_OUTPUTS values per tyre, in this order:
+     * Fx, Fy, Fz (longitudinal, lateral, normal force on the wheel, N), kappa, tan(alpha), deflection (m),
+     * contact point x, y, z (ground frame). */
+    int ntyre;
+    const char *const *tyre_names;
+    mb_fn *tyres;
+    /* The gravity vector (m/s^2, ground frame) and the total mass of bodies and rods (a function of p,
+     * out[0]): the weight |g| total_mass is what static tyre loads carry. */
+    double gravity[3];
+    mb_fn *total_mass;
 } mb_model;
+
+#define MB_TYRE_OUTPUTS 9
 
 #endif

@@ -7,12 +7,14 @@ struct mb_csv {
     FILE *f;
     const mb_model *m;
     double *pts;  /* 3 npt */
+    double *tyr;  /* MB_TYRE_OUTPUTS ntyre */
     long rows;
 };
 
 void mb_csv_free(mb_csv *c) {
     if (!c) return;
     free(c->pts);
+    free(c->tyr);
     free(c);
 }
 
@@ -33,7 +35,8 @@ mb_csv *mb_csv_create(FILE *f, const mb_model *m, char *err, size_t errlen) {
         return NULL;
     }
     mb_csv *c = calloc(1, sizeof *c);
-    if (!c || (m->points && m->npt > 0 && !(c->pts = calloc(3 * (size_t)m->npt, sizeof(double))))) {
+    if (!c || (m->points && m->npt > 0 && !(c->pts = calloc(3 * (size_t)m->npt, sizeof(double)))) ||
+        (m->tyres && m->ntyre > 0 && !(c->tyr = calloc(MB_TYRE_OUTPUTS * (size_t)m->ntyre, sizeof(double))))) {
         mb_csv_free(c);
         mb_fail(err, errlen, MB_ERR_ALLOC, "CSV output: out of memory");
         return NULL;
@@ -49,6 +52,11 @@ mb_csv *mb_csv_create(FILE *f, const mb_model *m, char *err, size_t errlen) {
             const char *n = name_or(m->point_names, i, "?");
             fprintf(f, ",%s.x,%s.y,%s.z", n, n, n);
         }
+    static const char *const tyre_cols[MB_TYRE_OUTPUTS] = {"Fx", "Fy", "Fz", "kappa", "tan_alpha", "deflection",
+                                                           "x", "y", "z"};
+    if (c->tyr)
+        for (int i = 0; i < m->ntyre; ++i)
+            for (int k = 0; k < MB_TYRE_OUTPUTS; ++k) fprintf(f, ",tyre.%s.%s", name_or(m->tyre_names, i, "?"), tyre_cols[k]);
     fputc('\n', f);
     if (io_error(f, err, errlen)) {
         mb_csv_free(c);
@@ -65,6 +73,7 @@ int mb_csv_row(mb_csv *c, mb_sim *s, char *err, size_t errlen) {
     /* Compute everything before writing, so a failing row is not half written. */
     if (m->energy && (rc = mb_sim_energy(s, &T, &V))) return mb_fail(err, errlen, rc, "%s", mb_sim_errmsg(s));
     if (c->pts && (rc = mb_sim_points(s, c->pts))) return mb_fail(err, errlen, rc, "%s", mb_sim_errmsg(s));
+    if (c->tyr && (rc = mb_sim_tyres(s, c->tyr))) return mb_fail(err, errlen, rc, "%s", mb_sim_errmsg(s));
     const double *z = mb_sim_z(s), *zd = mb_sim_zd(s);
     fprintf(c->f, "%.15g", mb_sim_t(s));
     for (int i = 0; i < m->nz; ++i) fprintf(c->f, ",%.15g", z[i]);
@@ -72,6 +81,8 @@ int mb_csv_row(mb_csv *c, mb_sim *s, char *err, size_t errlen) {
     if (m->energy) fprintf(c->f, ",%.15g,%.15g,%.15g", T, V, T + V);
     if (c->pts)
         for (int i = 0; i < 3 * m->npt; ++i) fprintf(c->f, ",%.15g", c->pts[i]);
+    if (c->tyr)
+        for (int i = 0; i < MB_TYRE_OUTPUTS * m->ntyre; ++i) fprintf(c->f, ",%.15g", c->tyr[i]);
     fputc('\n', c->f);
     c->rows++;
     return io_error(c->f, err, errlen);

@@ -10,6 +10,7 @@
  *   t, z.NAME for each coordinate, zd.NAME for each velocity,
  *   kinetic, potential, energy            (when the model has an energy function)
  *   POINT.x, POINT.y, POINT.z per point   (when the model has points)
+ *   tyre.NAME.Fx .Fy .Fz .kappa .tan_alpha .deflection .x .y .z per tyre (when the model has tyres)
  * Numbers are written with 15 significant digits; one header line, then one
  * row per call. The file is the caller's (opened and closed by it). */
 typedef struct mb_csv mb_csv;

@@ -434,6 +434,19 @@ int mb_sim_points(mb_sim *s, double *xyz) {
     return MB_OK;
 }
 
+int mb_sim_tyres(mb_sim *s, double *out) {
+    const mb_model *m = s->m;
+    if (!m->tyres || m->ntyre < 1)
+        return mb_fail(s->msg, sizeof s->msg, MB_ERR_MODEL, "model %s has no tyres", m->name ? m->name : "?");
+    mb_args a = {s->t, s->y, s->y + s->nz, NULL, s->u, s->p, NULL};
+    m->tyres(&a, out);
+    for (int i = 0; i < MB_TYRE_OUTPUTS * m->ntyre; ++i)
+        if (!isfinite(out[i]))
+            return mb_fail(s->msg, sizeof s->msg, MB_ERR_NAN, "tyre %s output %d is %g at t = %.10g",
+                           m->tyre_names ? m->tyre_names[i / MB_TYRE_OUTPUTS] : "?", i % MB_TYRE_OUTPUTS, out[i], s->t);
+    return MB_OK;
+}
+
 static mb_kin *sim_kin(const mb_sim *s) {
     return s->mr ? mb_mr_kin(s->mr) : s->al3 ? mb_al3_kin(s->al3) : NULL;
 }

@@ -99,6 +99,9 @@ int mb_sim_energy(mb_sim *s, double *kinetic, double *potential);
 int mb_sim_power_nc(mb_sim *s, double *q_nc, double *power);
 /* Positions of the named points, 3 npt values (model->points). */
 int mb_sim_points(mb_sim *s, double *xyz);
+/* MB_TYRE_OUTPUTS values per tyre at the current state (mb_model.h: Fx, Fy, Fz, kappa, tan alpha,
+ * deflection, contact point); MB_ERR_MODEL when the model has no tyres. */
+int mb_sim_tyres(mb_sim *s, double *out);
 /* Constraint violation at the current state: max|Phi|, max|Phi_z zd + Phi_t|,
  * max|Phi_z zdd + bias| (zeros for a model without constraints). */
 int mb_sim_constraint_violation(mb_sim *s, double v[3]);

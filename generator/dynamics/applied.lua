@@ -4,6 +4,7 @@ local V = require "sym.vec"
 local S = require "dynamics.spatial"
 local K = require "dynamics.kinematics"
 local errors = require "model.errors"
+local tyres = require "dynamics.tyres"
 
 local A = {}
 
@@ -48,8 +49,15 @@ local function add_wrench(w, k, F, x)
   w[k] = w[k] and S.add(w[k], Wk) or Wk
 end
 
+-- The unit spin axis of a tyre in the world: its body's rotation times the axis given in the body frame.
+local function spin_axis(kin, ty)
+  local ax = ty.axis
+  local len = E.sqrt(V.dot(ax, ax))
+  return V.matvec(kin[ty.body].A, V.scale(E.div(1, len), ax))
+end
+
 -- Returns { wrench = {[k] = world wrench about O}, tau = {[k] = joint force}, potential = expr,
--- nc = { wrench =, tau = } }: nc holds the non-conservative part (everything without a potential: torques,
+-- tyres = { outputs of each tyre (tyres.OUTPUTS) }, nc = { wrench =, tau = } }: nc holds the non-conservative part (everything without a potential: torques,
 -- forces, dampers, user force laws), whose power zd·Q_nc is the rate of the work that changes T + V.
 function A.build(tree, kin, st, syms)
   local s = A.state(tree, kin, st, syms)
@@ -102,7 +110,18 @@ function A.build(tree, kin, st, syms)
     add_wrench(nc.wrench, e.b.body, Fb_nc, xb)
     add_wrench(nc.wrench, e.a.body, V.scale(-1, Fb_nc), xa)
   end
-  return { wrench = w, tau = tau, potential = pot, nc = nc }
+  -- Tyres are non-conservative as a whole: their radial spring acts along the road normal at a contact
+  -- point that moves over the wheel, so it has no potential of the coordinates.
+  local tyre_out = {}
+  for i, ty in ipairs(tree.tyres or {}) do
+    local k = ty.body
+    local c = K.point(kin, k, ty.at)
+    local F, P, out = tyres.contact(ty, c, spin_axis(kin, ty), A.point_velocity(st, k, c), S.ang(st[k].Z))
+    add_wrench(w, k, F, P)
+    add_wrench(nc.wrench, k, F, P)
+    tyre_out[i] = out
+  end
+  return { wrench = w, tau = tau, potential = pot, tyres = tyre_out, nc = nc }
 end
 
 -- Generalized applied forces Q_i = τ_i + b_i · Σ_{k ⪰ i} w_k.

@@ -165,6 +165,24 @@ function T.build(tree)
     add("points_dz", #pts, n, flat(pts_dz, #pts, n), { matrix = true })
   end
 
+  -- The total mass (bodies and rods), a function of the design parameters: the weight that the static
+  -- tyre loads must carry, and what a user checks a vehicle file against.
+  local mtot = 0
+  for _, b in ipairs(tree.bodies) do mtot = E.add(mtot, b.mass or 0) end
+  for _, c in ipairs(tree.constraints or {}) do
+    if c.kind == "rod" then mtot = E.add(mtot, c.mass or 0) end
+  end
+  add("total_mass", 1, 1, { mtot })
+
+  -- Tyre outputs (forces, slips, deflection, contact point), for plots, wheel loads and the static check.
+  if #(ap.tyres or {}) > 0 then
+    local out = {}
+    for _, o in ipairs(ap.tyres) do
+      for _, v in ipairs(o) do out[#out + 1] = v end
+    end
+    add("tyres", #out, 1, out)
+  end
+
   -- Forward dynamics and its derivatives: zdd = ABA; ∂zdd/∂y = -M⁻¹ ∂r/∂y at zdd = ABA (§10).
   local Mflat = flat(M, n, n)
   local function solve_rhs(D, cols)

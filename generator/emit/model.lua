@@ -19,7 +19,7 @@ local SLOTS = {
   "energy", "points", "points_dz",
   "constraints", "constraints_dz", "constraints_dp", "constraints_dt",
   "constraint_bias", "constraint_bias_dz", "constraint_bias_dzd", "constraint_bias_dp",
-  "constraints_dz_tw_dz",
+  "constraints_dz_tw_dz", "tyres", "total_mass",
 }
 local PATTERN_SLOTS = { "mass", "inverse_dynamics_dz", "inverse_dynamics_dzd", "inverse_dynamics_dp",
   "inverse_dynamics_tangent", "constraints_dz" }
@@ -206,7 +206,7 @@ function M.generate(tree, source_text, opts)
   local npt = #(tree.points or {})
   for _, d in ipairs {
     { "NZ", n }, { "NC", M.constraint_count(tree) }, { "NP", #(tree.design or {}) },
-    { "NU", #(tree.inputs or {}) }, { "NB", n }, { "NPT", npt },
+    { "NU", #(tree.inputs or {}) }, { "NB", n }, { "NPT", npt }, { "NTY", #(tree.tyres or {}) },
   } do
     H[#H + 1] = string.format("#define %s_%s %d", name, d[1], d[2])
   end
@@ -243,6 +243,8 @@ function M.generate(tree, source_text, opts)
   for i, pn in ipairs(tree.design or {}) do pnames[i] = pn end
   for i, inp in ipairs(tree.inputs or {}) do unames[i] = inp.name end
   for i, pt in ipairs(tree.points or {}) do ptnames[i] = pt.name end
+  local tynames = {}
+  for i, ty in ipairs(tree.tyres or {}) do tynames[i] = ty.name end
   local pdef = {}
   for _, prm in ipairs(tree.parameters or {}) do
     if prm.kind == "design" then pdef[prm.index + 1] = prm.value end
@@ -261,6 +263,7 @@ function M.generate(tree, source_text, opts)
     u_names = names_array(T, name .. "_u_names", unames),
     body_names = names_array(T, name .. "_body_names", bnames),
     point_names = names_array(T, name .. "_point_names", ptnames),
+    tyre_names = #tynames > 0 and names_array(T, name .. "_tyre_names", tynames) or nil,
     p_default = numbers_array(T, name .. "_p_default", pdef),
     z0 = numbers_array(T, name .. "_z0", z0),
     zd0 = numbers_array(T, name .. "_zd0", zd0),
@@ -301,6 +304,9 @@ function M.generate(tree, source_text, opts)
     T[#T + 1] = string.format("    .%s = %s,", key, refs[key])
   end
   T[#T + 1] = string.format("    .n_independent = %d,", #indep)
+  local g = tree.gravity or { 0, 0, 0 }
+  T[#T + 1] = string.format("    .gravity = { %s, %s, %s },", c_number(E.const_value(g[1]) or 0),
+    c_number(E.const_value(g[2]) or 0), c_number(E.const_value(g[3]) or 0))
   T[#T + 1] = string.format("    .simulate = { %s, %s, %s, %s, %s },",
     c_number(sim.t_end or 1), c_number(sim.step or 1e-3), c_number(sim.tolerance or 1e-6),
     c_string(sim.integrator or "rk4"), c_string(sim.formulation or (M.constraint_count(tree) > 0 and "matrix_r" or "tree")))
@@ -311,6 +317,7 @@ function M.generate(tree, source_text, opts)
     if patterns[slot] then T[#T + 1] = string.format("    .%s_pattern = %s,", slot, patterns[slot]) end
   end
   if #objectives > 0 then T[#T + 1] = string.format("    .nobj = %d, .objectives = %s,", #objectives, objs_ref) end
+  if #tynames > 0 then T[#T + 1] = string.format("    .ntyre = %d, .tyre_names = %s,", #tynames, refs.tyre_names) end
   for _, f in ipairs(fns) do
     if CS.SLOTS[f.name] then T[#T + 1] = string.format("    .%s = %s_%s,", f.name, name, f.name) end
   end

@@ -443,6 +443,45 @@ function E.topo(roots, seen)
   return order
 end
 
+-- Rebuilders of each operation from new arguments (unary functions: E[op]).
+local REBUILD = {
+  add = function(_, a) return add_list(a) end,
+  mul = function(_, a) return mul_list(a) end,
+  div = function(_, a) return E.div(a[1], a[2]) end,
+  neg = function(_, a) return neg(a[1]) end,
+  pow = function(n, a) return E.pow(a[1], n.k) end,
+  atan2 = function(_, a) return E.atan2(a[1], a[2]) end,
+  min = function(_, a) return E.min(a[1], a[2]) end,
+  max = function(_, a) return E.max(a[1], a[2]) end,
+  select = function(_, a) return E.select(a[1], a[2], a[3]) end,
+}
+
+-- The expressions `roots` (a node or a list) with the nodes that are keys of `map` replaced by its values,
+-- rebuilt through the constructors so that they fold and share as if written directly. Returns a list.
+function E.substitute(roots, map)
+  if is_node(roots) or type(roots) == "number" then roots = { roots } end
+  local lifted = {}
+  for i, r in ipairs(roots) do lifted[i] = lift(r) end
+  local new = {}
+  for _, n in ipairs(E.topo(lifted)) do
+    if map[n] ~= nil then
+      new[n] = lift(map[n])
+    elseif not n.args then
+      new[n] = n
+    else
+      local a, changed = {}, false
+      for i, x in ipairs(n.args) do
+        a[i] = new[x]
+        changed = changed or a[i] ~= x
+      end
+      if changed then new[n] = (REBUILD[n.op] or function(_, b) return E[n.op](b[1]) end)(n, a) else new[n] = n end
+    end
+  end
+  local out = {}
+  for i, r in ipairs(lifted) do out[i] = new[r] end
+  return out
+end
+
 -- Number of distinct nodes reachable from roots.
 function E.count_nodes(roots) return #E.topo(roots) end
 

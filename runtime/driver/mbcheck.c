@@ -90,6 +90,8 @@ int main(int argc, char **argv)
     int nstates = argc > 1 ? atoi(argv[1]) : 5;
     double cs_tol = argc > 2 ? atof(argv[2]) : 1e-12, cd_tol = argc > 3 ? atof(argv[3]) : 1e-6;
     if (argc > 4) rng_state ^= strtoull(argv[4], NULL, 10) * 0x9e3779b97f4a7c15ULL;
+    /* Coordinates are z0 + spread * U[-1, 1): a vehicle is checked near its pose with the tyres on the road. */
+    double spread = argc > 5 ? atof(argv[5]) : 1.0;
     int nz = m->nz, np = m->np, nu = m->nu, nc = m->nc, npt = m->npt;
 
     check_item items[32];
@@ -132,7 +134,7 @@ int main(int argc, char **argv)
     for (int k = 0; k < nstates; ++k) {
         s.t = rnd();
         for (int i = 0; i < nz; ++i) {
-            s.z[i] = (m->z0 ? m->z0[i] : 0.0) + rnd();
+            s.z[i] = (m->z0 ? m->z0[i] : 0.0) + spread * rnd();
             s.zd[i] = 2 * rnd();
             s.zdd[i] = 2 * rnd();
         }

@@ -15,6 +15,7 @@
 #include "mb_model.h"
 #include "output_csv.h"
 #include "sim.h"
+#include "statics.h"
 
 #ifndef MB_MODEL
 #error "compile with -DMB_MODEL=NAME_model"
@@ -28,7 +29,7 @@ typedef struct {
     const char *out;
     const char *set_name[MAX_SETS];
     double set_value[MAX_SETS];
-    int nset, quiet;
+    int nset, quiet, statics;
     mb_sim_options o;
 } run_args;
 
@@ -49,6 +50,8 @@ static void usage(FILE *f, const char *prog) {
             "  --out FILE.csv        write time, coordinates, velocities, energy, points\n"
             "  --output-step DT      spacing of the CSV rows (default about t_end / 1000)\n"
             "  --set NAME=VALUE      a design parameter (repeatable)\n"
+            "  --static              start from the static equilibrium (zd = 0) found from the initial pose,\n"
+            "                        with the model's initial velocities; prints the tyre loads\n"
             "  --quiet               no summary, no progress bar\n",
             prog);
 }
@@ -57,6 +60,63 @@ static double now(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+/* --static: the static equilibrium from the assembled initial pose replaces the initial coordinates (the
+ * initial velocities stay); prints the tyre loads against the weight. Returns 0 or 1 after a message. */
+static int static_start(mb_sim *s, int quiet) {
+    const mb_model *m = mb_sim_model(s);
+    char err[MB_ERRLEN] = "";
+    int rc = 1, iters = 0;
+    double res[2] = {0, 0};
+    size_t nz = (size_t)m->nz;
+    double *z = malloc(2 * nz * sizeof *z), *tyr = NULL;
+    mb_static *st = mb_static_create(m, NULL, err, sizeof err);
+    if (!z || !st) {
+        fprintf(stderr, "mbrun: error: %s\n", z ? err : "out of memory");
+        goto done;
+    }
+    memcpy(z, mb_sim_z(s), nz * sizeof *z);
+    memcpy(z + nz, mb_sim_zd(s), nz * sizeof *z);
+    if (mb_static_solve(st, mb_sim_t(s), z, NULL, mb_sim_inputs(s), mb_sim_params(s), &iters, res, err, sizeof err)) {
+        fprintf(stderr, "mbrun: error: %s\n", err);
+        goto done;
+    }
+    if (mb_sim_set_state(s, mb_sim_t(s), z, z + nz)) {
+        fprintf(stderr, "mbrun: error: --static: %s\n", mb_sim_errmsg(s));
+        goto done;
+    }
+    if (!quiet) {
+        printf("static equilibrium: %d Newton iterations, max|force residual| %.3g, max|Phi| %.3g\n", iters, res[0],
+               res[1]);
+        double mass = NAN, g = sqrt(m->gravity[0] * m->gravity[0] + m->gravity[1] * m->gravity[1] +
+                                    m->gravity[2] * m->gravity[2]);
+        if (m->total_mass) {
+            mb_args a = {mb_sim_t(s), z, NULL, NULL, mb_sim_inputs(s), mb_sim_params(s), NULL};
+            m->total_mass(&a, &mass);
+        }
+        if (m->ntyre > 0) {
+            if (!(tyr = malloc(MB_TYRE_OUTPUTS * (size_t)m->ntyre * sizeof *tyr))) goto done;
+            if (mb_sim_tyres(s, tyr)) {
+                fprintf(stderr, "mbrun: error: %s\n", mb_sim_errmsg(s));
+                goto done;
+            }
+            double sum = 0;
+            for (int i = 0; i < m->ntyre; ++i) {
+                const double *o = tyr + MB_TYRE_OUTPUTS * i;
+                printf("  tyre %-16s Fz = %.10g N, deflection %.6g m\n", m->tyre_names[i], o[2], o[5]);
+                sum += o[2];
+            }
+            printf("tyre loads %.12g N, weight %.12g N (total mass %.10g kg), relative difference %.3g\n", sum, mass * g,
+                   mass, fabs(sum - mass * g) / (mass * g));
+        }
+    }
+    rc = 0;
+done:
+    free(z);
+    free(tyr);
+    mb_static_free(st);
+    return rc;
 }
 
 /* A finite number, or a message and -1. */
@@ -96,6 +156,9 @@ static int parse_args(int argc, char **argv, run_args *a) {
         if (!strcmp(opt, "--help") || !strcmp(opt, "-h")) {
             usage(stdout, argv[0]);
             exit(0);
+        } else if (!strcmp(opt, "--static")) {
+            a->statics = 1;
+            takes = 0;
         } else if (!strcmp(opt, "--quiet")) {
             a->quiet = 1;
             takes = 0;
@@ -243,6 +306,10 @@ static int run(const run_args *a) {
             mb_sim_free(s);
             return 2;
         }
+    }
+    if (a->statics && (rc = static_start(s, a->quiet))) {
+        mb_sim_free(s);
+        return 1;
     }
     double T0 = NAN, V0 = NAN, T1 = NAN, V1 = NAN;
     if (m->energy && (rc = mb_sim_energy(s, &T0, &V0))) goto sim_error;
