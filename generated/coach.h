@@ -4,12 +4,13 @@
 
 #include "mb_model.h"
 
-#define coach_NZ 18
-#define coach_NC 3
+#define coach_NZ 24
+#define coach_NC 9
 #define coach_NP 2
 #define coach_NU 0
-#define coach_NB 18
+#define coach_NB 24
 #define coach_NPT 2
+#define coach_NTY 6
 
 extern const mb_model coach_model;
 
@@ -24,6 +25,8 @@ void coach_inverse_dynamics_dp(const mb_args *a, mb_real *out);
 void coach_energy(const mb_args *a, mb_real *out);
 void coach_points(const mb_args *a, mb_real *out);
 void coach_points_dz(const mb_args *a, mb_real *out);
+void coach_total_mass(const mb_args *a, mb_real *out);
+void coach_tyres(const mb_args *a, mb_real *out);
 void coach_forward_dynamics(const mb_args *a, mb_real *out);
 void coach_forward_dynamics_dz(const mb_args *a, mb_real *out);
 void coach_forward_dynamics_dzd(const mb_args *a, mb_real *out);

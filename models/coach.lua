@@ -4,9 +4,9 @@
 -- FILE: key) adapted to the seed's topology; numbers marked "invented" are our engineering choices.
 --
 -- Degrees of freedom (16, counted as the seed counts them): 24 coordinates
---   body_front_float (6), torsion (1), front per side travel, kingpin, spin (6), steer (1),
---   rear bounce, roll (2), rear spins (2)
--- minus the 2 tie rods (rank 2) = 16 with the steering actuator `steer` counted as a degree of freedom that is
+--   body_front_float (6), torsion (1), per front corner the two arms, the knuckle's ball joint (3) and the
+--   spin (12), steer (1), rear bounce and roll (2), rear spins (2)
+-- minus the rank (8) of the loop equations (per front corner the upper ball joint, 3, and the tie rod, 1) = 16 with the steering actuator `steer` counted as a degree of freedom that is
 -- kinematically guided; the drive row steer - delta(t) = 0 then leaves 15 free ones. The split matches the
 -- seed's: 6 front body + 1 torsion + 2 front travel + 2 front spin + 2 rear bounce/roll + 2 rear spin + 1 steering.
 --
@@ -57,7 +57,6 @@ local front_wheel = {
   mass = spindle.m + rim.m + tyre_b.m,
   inertia = { spindle.I[1] + rim.I[1] + tyre_b.I[1], spindle.I[2] + rim.I[2] + tyre_b.I[2],
     spindle.I[3] + rim.I[3] + tyre_b.I[3] },
-  tyre = tyre_data,
 }
 -- Rear hub: spindle, two rims and two tyres at +-DUAL/2 (parallel axes for Ixx, Izz), the shaft on the spin.
 local off = 2 * (rim.m + tyre_b.m) * (DUAL / 2) ^ 2
@@ -67,13 +66,53 @@ local rear_wheel = {
   inertia = { spindle.I[1] + 2 * (rim.I[1] + tyre_b.I[1]) + off, spindle.I[2] + 2 * (rim.I[2] + tyre_b.I[2]) + SHAFT,
     spindle.I[3] + 2 * (rim.I[3] + tyre_b.I[3]) + off },
 }
-local upright = { mass = 41.0, inertia = { 0.656, 0.656, 0.656 } }       -- CityBus_ToeLeafspringAxle.json: Knuckle
-local pillar = { mass = 60.0, inertia = { 2.0, 2.0, 0.5 } }              -- invented: the arms of an independent corner
 local axle = { mass = 508.4, inertia = { 145.6976, 0.5084, 145.6976 } }  -- CityBus_LeafspringAxle.json: Axle Tube
 local crank = { mass = 1.605, inertia = { 0.00638, 0.00756, 0.00150 } }  -- CityBus_RotaryArm.json: Pitman Arm
 
+-- Front corners: lib/double_wishbone.lua with Chrono's generic/suspension/DoubleWishbone.json hardpoints (left,
+-- suspension frame) scaled by S = 1.0075 / 1.100 so that the wheel centre lands at the bus's front half track
+-- (Chrono has no independent bus suspension). Knuckle: the bus's (CityBus_ToeLeafspringAxle.json: Knuckle
+-- mass 41 kg, inertia 0.656); arms 20 kg (upper) and 40 kg (lower), invented for a 7-t axle (the generic
+-- 5.8 and 24 kg belong to a HMMWV corner), their inertias the generic ones times mass ratio times S^2.
+local S = Y_FRONT / 1.100
+local function sc(p) return { S * p[1], S * p[2], S * p[3] } end
+local function arm_inertia(I, m, m0) return { I[1] * m / m0 * S * S, I[2] * m / m0 * S * S, I[3] * m / m0 * S * S } end
+local DW = {                            -- generic/suspension/DoubleWishbone.json, scaled
+  spindle = { com = sc { -0.040, 1.100, -0.026 } },
+  upright = { mass = 41.0, com = sc { -0.040, 0.880, -0.026 }, inertia = { 0.656, 0.656, 0.656 } },
+  uca = { mass = 20.0, com = sc { -0.196, 0.645, 0.245 }, inertia = arm_inertia({ 0.03, 0.03, 0.06276 }, 20.0, 5.813),
+    chassis_front = sc { 0.160, 0.539, 0.243 }, chassis_back = sc { -0.339, 0.587, 0.249 }, upright = sc { -0.088, 0.808, 0.243 } },
+  lca = { mass = 40.0, com = sc { -0.040, 0.639, -0.224 }, inertia = arm_inertia({ 0.4, 0.4, 0.8938 }, 40.0, 23.965),
+    chassis_front = sc { 0.199, 0.479, -0.206 }, chassis_back = sc { -0.279, 0.539, -0.200 }, upright = sc { -0.040, 0.898, -0.265 } },
+  tierod = { chassis = sc { -0.279, 0.479, -0.026 }, upright = sc { -0.220, 0.898, -0.026 } },
+  spring = { chassis = sc { -0.064, 0.659, 0.094 }, arm = sc { -0.040, 0.718, -0.206 } },
+  shock = { chassis = sc { -0.088, 0.599, 0.393 }, arm = sc { -0.040, 0.718, -0.206 } },
+}
+-- Suspension location: the wheel centre at (0, +-1.0075, 0.545) in the vehicle frame.
+local LOC = { -DW.spindle.com[1], 0, Z_WC - DW.spindle.com[3] }
+local function V(p) return { LOC[1] + p[1], LOC[2] + p[2], LOC[3] + p[3] } end
+local function sub(a, b) return { a[1] - b[1], a[2] - b[2], a[3] - b[3] } end
+local function dot(a, b) return a[1] * b[1] + a[2] * b[2] + a[3] * b[3] end
+local function cross(a, b) return { a[2] * b[3] - a[3] * b[2], a[3] * b[1] - a[1] * b[3], a[1] * b[2] - a[2] * b[1] } end
+local function unit(a) local l = math.sqrt(dot(a, a)); return { a[1] / l, a[2] / l, a[3] / l }, l end
+
+-- Steering crank (seeds/003.md §3.3: delta is the rotation of the steering actuator, which drives the rods):
+-- a central bell crank (CityBus_RotaryArm.json: Pitman Arm mass and inertia) turning about z on the front
+-- body. Its arms end at the generic tie rods' inner points and reach back from the crank axis as far as the
+-- steering arms reach back from the king-pin axis (lower to upper ball joint) at the tie rods' height, so
+-- crank, tie rods and knuckles form parallelograms: the wheels steer by about delta (ratio 1, as Chrono's
+-- rotary arm, whose +-27 deg gives the bus's 27 deg maximum steer, CityBus_Vehicle.json).
+local STEER_ARM
+do
+  local lo, up, tr = DW.lca.upright, DW.uca.upright, DW.tierod.upright
+  local f = (tr[3] - lo[3]) / (up[3] - lo[3])
+  STEER_ARM = (lo[1] + f * (up[1] - lo[1])) - tr[1]
+end
+local CRANK_AT = V { DW.tierod.chassis[1] + STEER_ARM, 0, DW.tierod.chassis[3] }
+
 local M_TOTAL = 17048                   -- seeds/003.md §3.3: total loaded mass
-local m_front_unsprung = 2 * (pillar.mass + upright.mass + front_wheel.mass)
+local m_corner = DW.uca.mass + DW.lca.mass + DW.upright.mass + front_wheel.mass
+local m_front_unsprung = 2 * m_corner
 local m_rear_unsprung = axle.mass + 2 * rear_wheel.mass
 -- The load (passengers, luggage) is sprung: the body takes what the components leave of 17,048 kg.
 local M_BODY = M_TOTAL - m_front_unsprung - m_rear_unsprung - crank.mass
@@ -92,43 +131,67 @@ local W_BODY = 2.55                     -- invented: coach width
 local H_BODY = math.sqrt(12 * 13.5e3 / 13000 - W_BODY ^ 2)
 local function block(m) return { m * (W_BODY ^ 2 + H_BODY ^ 2) / 12, m * (36 + H_BODY ^ 2) / 12, m * (36 + W_BODY ^ 2) / 12 } end
 
--- Static loads: the sprung mass (body parts and steering crank) on the air springs by moment balance
--- about the axles (the torsion revolute passes vertical force and pitch moment, so for a level symmetric
--- pose the two parts act as one), every tyre carries its axle's share plus its unsprung mass.
-local X_CRANK = 0
+-- Static loads: the sprung mass (body parts and steering crank) on the suspensions by moment balance about
+-- the axles (the torsion revolute passes vertical force and pitch moment, so for a level symmetric pose the
+-- two parts act as one); every tyre carries its axle's share plus its unsprung mass.
 local m_sprung = M_BODY + crank.mass
-local x_sprung = (m_bf * XF + m_br * XR + crank.mass * X_CRANK) / m_sprung
-local F_spring_front = m_sprung * g * (x_sprung + WB) / WB / 2          -- per side
-local F_spring_rear = m_sprung * g * (-x_sprung) / WB / 2               -- per side (two springs)
-local Fz_front = F_spring_front + (pillar.mass + upright.mass + front_wheel.mass) * g
-local Fz_rear = (F_spring_rear + (axle.mass / 2 + rear_wheel.mass) * g) / 2   -- per tyre (dual)
+local x_sprung = (m_bf * XF + m_br * XR + crank.mass * CRANK_AT[1]) / m_sprung
+local F_susp_front = m_sprung * g * (x_sprung + WB) / WB / 2            -- per side
+local F_susp_rear = m_sprung * g * (-x_sprung) / WB / 2                 -- per side (two springs)
+local Fz_front = F_susp_front + m_corner * g
+local Fz_rear = (F_susp_rear + (axle.mass / 2 + rear_wheel.mass) * g) / 2   -- per tyre (dual)
 local D_FRONT, D_REAR = Fz_front / K_TYRE, Fz_rear / K_TYRE             -- static tyre deflections
 
--- Air springs: linear in elongation (seeds/003.md §3.3). Rates from ride frequencies (invented, usual for
--- air-sprung coaches, front below rear): k = m_corner (2 pi f)^2 with f = 1.1 Hz front, 1.2 Hz rear, the
--- sprung mass per corner from the static load (the tyre in series lowers f by about 5 %). Design lengths
--- 0.30 m (CityBus_*Axle.json: Spring Location Chassis z 0.3476 - Location Axle z 0.0476); free lengths so that
--- the static force acts at the design length.
+-- Air springs: linear in elongation (seeds/003.md §3.3). Wheel rates from ride frequencies (invented, usual
+-- for air-sprung coaches, front below rear): k = m (2 pi f)^2 with f = 1.1 Hz front, 1.2 Hz rear and m the
+-- sprung mass per corner (the tyre in series lowers f by about 5 %).
 local F_RIDE_FRONT, F_RIDE_REAR = 1.1, 1.2
+local kw_front = F_susp_front / g * (2 * math.pi * F_RIDE_FRONT) ^ 2
+local kw_rear = F_susp_rear / g * (2 * math.pi * F_RIDE_REAR) ^ 2       -- per side
+-- Front: spring and damper on the lower arm (generic DoubleWishbone.json lines). Their rates follow from the
+-- motion ratios, lever arms about the lower arm's hinge of the line and of the lower ball joint (the load is
+-- taken through the lower ball joint; the upper arm carries no moment about its hinge). The spring's free
+-- length puts the static load in it at the design pose with the moment of the arm's weight; the small rest
+-- (the upper ball joint's share) is what `--static` settles.
+local front_spring, front_shock, K_AIR_FRONT, C_FRONT, R_LBJ
+local ZETA = 0.3
+do
+  local f, b = V(DW.lca.chassis_front), V(DW.lca.chassis_back)
+  local h = { (f[1] + b[1]) / 2, (f[2] + b[2]) / 2, (f[3] + b[3]) / 2 }
+  local ax = unit(sub(f, b))
+  local function moment(p, force) return dot(cross(sub(V(p), h), force), ax) end
+  R_LBJ = moment(DW.lca.upright, { 0, 0, 1 })                         -- m of wheel lift per rad of arm
+  local function line(d)
+    local u, l = unit(sub(V(d.arm), V(d.chassis)))
+    return u, l, moment(d.arm, u) / R_LBJ                              -- direction, length, motion ratio
+  end
+  local us, ls, mrs = line(DW.spring)
+  local _, _, mrd = line(DW.shock)
+  K_AIR_FRONT = kw_front / (mrs * mrs)
+  local M = moment(DW.lca.upright, { 0, 0, Fz_front - (front_wheel.mass + DW.upright.mass) * g })
+    + moment(DW.lca.com, { 0, 0, -DW.lca.mass * g })
+  local F = -M / moment(DW.spring.arm, us)                             -- compression
+  front_spring = { chassis = DW.spring.chassis, arm = DW.spring.arm, length = ls + F / K_AIR_FRONT }
+  front_shock = DW.shock
+  C_FRONT = 2 * ZETA * math.sqrt(kw_front * F_susp_front / g) / (mrd * mrd)
+end
+-- Rear: four air springs, two per side, design length 0.30 m (CityBus_LeafspringAxle.json: Spring Location
+-- Chassis z 0.3476 - Location Axle z 0.0476), free length for the static force at the design length.
 local L_AIR = 0.30
-local k_air_front = F_spring_front / g * (2 * math.pi * F_RIDE_FRONT) ^ 2
-local k_air_rear = F_spring_rear / g * (2 * math.pi * F_RIDE_REAR) ^ 2 / 2    -- two springs per side
-local L0_front = L_AIR + F_spring_front / k_air_front
-local L0_rear = L_AIR + F_spring_rear / 2 / k_air_rear
+local K_AIR_REAR = kw_rear / 2
+local L0_rear = L_AIR + F_susp_rear / 2 / K_AIR_REAR
+local C_REAR = 2 * ZETA * math.sqrt(kw_rear * F_susp_rear / g) / 2     -- two dampers per side
 
 -- Dampers: piecewise bilinear in the extension rate v (seeds/003.md §3.3): slope c_reb in rebound (v > 0),
 -- c_comp in compression (v < 0), 3:1 (invented, usual for vehicle dampers), their mean giving a damping ratio
--- of 0.3 at the ride frequency: c = 2 * 0.3 * sqrt(k m_corner). Written with abs so that the law is one
--- expression: F = (c_reb + c_comp)/2 v + (c_reb - c_comp)/2 |v|; the force resists the motion (tension > 0
--- in rebound). Chrono's degressive dampers (CityBus_*Axle.json: Shock, 60.6 and 76.1 kN s/m) belong to
--- leaf-spring axles with 565 and 710 kN/m springs and are not used.
-local ZETA = 0.3
+-- of 0.3 at the ride frequency. Written with abs so that the law is one expression:
+-- F = (c_reb + c_comp)/2 v + (c_reb - c_comp)/2 |v|, a tension (resisting) in rebound. Chrono's degressive
+-- dampers (CityBus_*Axle.json: Shock, 60.6 and 76.1 kN s/m) belong to leaf-spring axles with 565 and 710
+-- kN/m springs and are not used.
 local function bilinear(c)
   local c_reb, c_comp = 1.5 * c, 0.5 * c
   return function(x, v) return 0.5 * (c_reb + c_comp) * v + 0.5 * (c_reb - c_comp) * abs(v) end
 end
-local c_front = 2 * ZETA * math.sqrt(k_air_front * F_spring_front / g)
-local c_rear = 2 * ZETA * math.sqrt(2 * k_air_rear * F_spring_rear / g) / 2   -- two dampers per side
 
 -- Bodies and the torsion joint: the front part on the free joint (lib/chassis.lua), the rear part on a
 -- longitudinal revolute at the split (axis at the COM height, invented) with a torsion spring of 3.0e6
@@ -139,38 +202,34 @@ body "body_rear" { mass = m_br, com = { XR - X_SPLIT, 0, 0 }, inertia = block(m_
 revolute "torsion" { parent = "body_front", child = "body_rear", origin = { X_SPLIT, 0, Z_COM }, axis = { 1, 0, 0 } }
 joint_spring "torsion_spring" { joint = "torsion", stiffness = 3.0e6, rest = 0 }
 
--- Front corners (lib/coach_front.lua): wheel centres at (0, +-1.0075, 0.545). Air spring and damper on the
--- pillar, vertical, 0.25 m inboard of the wheel centre (invented); damper length 0.48 m
--- (CityBus_ToeLeafspringAxle.json: Shock Location Chassis z 0.4298, Location Axle z -0.0507). Steering arm:
--- the tie-rod joint 0.25 m behind and 0.10 m inboard of the wheel centre (invented; the Chrono knuckle's
--- tierod point is 0.50 m behind). Anti-roll bar: 7,800 N m/rad on 0.3 m arms (invented, a 35 mm steel bar
--- about 1.5 m long), which adds k (2 * 1.0075 / 0.3)^2 = 0.35 MN m/rad of roll stiffness.
-local ARM_X, ARM_Y = -0.25, -0.10
-local front = use "coach_front" {
-  name = "front", body = "body_front", at = { 0, Y_FRONT, Z_WC }, pillar = pillar, upright = upright,
-  wheel = front_wheel, road = road, steer_arm = { x = ARM_X, y = ARM_Y },
-  spring = { stiffness = k_air_front, length = L0_front,
-    points = { { x = 0, y = -0.25, z_pillar = 0.0476, z_body = 0.0476 + L_AIR } } },
-  damper = { force = bilinear(c_front), points = { { x = -0.125, y = -0.30, z_pillar = -0.0507, z_body = 0.4298 } } },
-  stabilizer = { stiffness = 7800, arm = 0.3 },
-}
-
--- Steering (seeds/003.md §3.3: delta is the rotation of the steering actuator, which drives the rods). The
--- actuator is a central bell crank (CityBus_RotaryArm.json: Pitman Arm mass and inertia) turning about z on
--- the front body at the front axle line; its two arms reach back as far as the uprights' steering arms, so the
--- crank, tie rods and uprights form parallelograms and the wheels steer by delta (ratio 1, as Chrono's rotary
--- arm, whose +-27 deg gives the bus's 27 deg maximum steer, CityBus_Vehicle.json). Tie rods: massless rods.
--- delta(t) = 0.013 sin(pi t) for t in [0, 2] s and 0 after: sin(pi min(t, 2)) with min(t, 2) = (t + 2 - |t - 2|)/2.
 body "steer_crank" { mass = crank.mass, inertia = crank.inertia }
-revolute "steer" { parent = "body_front", child = "steer_crank", origin = { X_CRANK, 0, Z_WC }, axis = { 0, 0, 1 } }
-local Y_CRANK = 0.35                    -- invented: crank arm half-width
-for _, side in ipairs { { "L", 1 }, { "R", -1 } } do
-  local s, sg = side[1], side[2]
-  local tp = front.tie_points[s]
-  local yo = sg * (Y_FRONT + ARM_Y)
-  rod("tie_rod_" .. s) { a = { "steer_crank", { ARM_X, sg * Y_CRANK, 0 } }, b = tp, length = math.abs(yo - sg * Y_CRANK) }
-end
+revolute "steer" { parent = "body_front", child = "steer_crank", origin = CRANK_AT, axis = { 0, 0, 1 } }
+-- delta(t) = 0.013 sin(pi t) for t in [0, 2] s and 0 after: sin(pi min(t, 2)), min(t, 2) = (t + 2 - |t - 2|)/2.
 drive "steering" { joint = "steer", position = function(t) return steer_amp * sin(pi * 0.5 * (t + 2 - abs(t - 2))) end }
+
+local dw, wheel = use "double_wishbone", use "wheel"
+local front = {}
+for _, c in ipairs { { "L", "left" }, { "R", "right" } } do
+  local d = {}
+  for _, key in ipairs { "spindle", "upright", "uca", "lca", "tierod", "shock" } do d[key] = DW[key] end
+  d.spring = front_spring
+  local corner = dw { name = "front_" .. c[1], side = c[2], chassis = "body_front", steering = "steer_crank",
+    steering_origin = CRANK_AT, location = LOC, data = d, stiffness = K_AIR_FRONT, shock_force = bilinear(C_FRONT) }
+  wheel { name = "front_" .. c[1] .. "_wheel", carrier = corner.knuckle, at = corner.wheel_at, mass = front_wheel.mass,
+    inertia = front_wheel.inertia, tyre = tyre_data, road = road }
+  front[c[1]] = corner
+end
+-- Front anti-roll bar: an angular spring between its ends, 7,800 N m/rad on 0.3 m arms (invented: a 35 mm
+-- steel bar about 1.5 m long), the drop links following the wheel travel (R_LBJ per rad of lower arm). The
+-- lower arms' angles lift the left wheel and lower the right one when positive (lib/double_wishbone.lua), so
+-- the bar twists by R_LBJ (a_L + a_R) / 0.3 and each arm feels -k R_LBJ^2 / 0.3^2 (a_L + a_R). Roll
+-- stiffness added: 7,800 (2 * 1.0075 / 0.3)^2 = 0.35 MN m/rad.
+do
+  local k = 7800 * R_LBJ ^ 2 / 0.3 ^ 2
+  local jl, jr = front.L.lca, front.R.lca
+  torque "front_bar_L" { joint = jl, value = function(t, s) return -k * (s.z[jl] + s.z[jr]) end }
+  torque "front_bar_R" { joint = jr, value = function(t, s) return -k * (s.z[jl] + s.z[jr]) end }
+end
 
 -- Rear axle (lib/rigid_axle.lua) on the rear body part at x = -7.184, its centre lowered by the difference of
 -- the static tyre deflections so that the body is level at rest. Four air springs, two per side 0.40 m ahead
@@ -180,20 +239,25 @@ drive "steering" { joint = "steer", position = function(t) return steer_amp * si
 -- 50 mm bar), which adds k (2 * 0.5 / 0.3)^2 = 0.35 MN m/rad of roll stiffness. Drive: the speed control,
 -- a proportional law on the front body's forward speed (ground x velocity; the heading changes by under
 -- 0.02 rad in the manoeuvre) toward 50 km/h, the force speed_gain (V0 - vx) (17,048 N per m/s: a 1 s time
--- constant) shared by the two rear hubs at the loaded radius.
+-- constant) shared by the two rear hubs at the loaded radius. The law is faded in over the first m/s of speed
+-- (factor tanh(vx / 1 m/s), 1 - 2e-12 at 50 km/h) as a cruise control engages only when moving, so that the
+-- vehicle at rest (the static equilibrium, zd = 0) feels no drive torque.
 local Z_REAR = Z_WC + D_FRONT - D_REAR
 local R_LOADED_REAR = R_TYRE - D_REAR
 local rear = use "rigid_axle" {
   name = "rear", body = "body_rear", at = { -WB - X_SPLIT, 0, Z_REAR - Z_COM }, axle = axle, wheel = rear_wheel,
   road = road,
-  springs = { stiffness = k_air_rear, length = L0_rear, points = {
+  springs = { stiffness = K_AIR_REAR, length = L0_rear, points = {
     { x = 0.40, y = 0.5142, z_axle = 0.0476, z_body = 0.0476 + L_AIR },
     { x = -0.40, y = 0.5142, z_axle = 0.0476, z_body = 0.0476 + L_AIR } } },
-  dampers = { force = bilinear(c_rear), points = {
+  dampers = { force = bilinear(C_REAR), points = {
     { x = 0.25, y = 0.441, z_axle = -0.0507, z_body = 0.3298 },
     { x = -0.25, y = 0.441, z_axle = -0.0507, z_body = 0.3298 } } },
   stabilizer = { stiffness = 31500, arm = 0.3, y = 0.5 },
-  torque = function(t, s) return 0.5 * speed_gain * (V0 - s.zd[ch.x]) * R_LOADED_REAR end,
+  torque = function(t, s)
+    local vx = s.zd[ch.x]
+    return 0.5 * speed_gain * (V0 - vx) * tanh(vx / 1.0) * R_LOADED_REAR
+  end,
 }
 
 point "cog_front" { body = "body_front", at = { XF, 0, Z_COM } }
@@ -201,7 +265,7 @@ point "driver" { body = "body_front", at = { 1.8, 0.5, 1.2 } }     -- invented, 
 
 initial_velocity {
   [ch.x] = V0,
-  front_L_spin = V0 / (R_TYRE - D_FRONT), front_R_spin = V0 / (R_TYRE - D_FRONT),
+  front_L_wheel_spin = V0 / (R_TYRE - D_FRONT), front_R_wheel_spin = V0 / (R_TYRE - D_FRONT),
   rear_L_spin = V0 / R_LOADED_REAR, rear_R_spin = V0 / R_LOADED_REAR,
 }
 simulate { t_end = 4, step = 1e-3, integrator = "rk4", formulation = "matrix_r" }

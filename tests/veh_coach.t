@@ -102,4 +102,110 @@ do
   tap.is_double(steer, 0.013 * math.sin(math.pi * 0.1), 1e-9, 1e-12, "the steering follows delta(t) = 0.013 sin(pi t)")
 end
 
+-- Reads a CSV written by `mbgen run --out`: { col = { name = index }, rows = { {numbers}, ... } }.
+local function read_csv(path)
+  local text = H.read(path)
+  if not text then return nil end
+  local lines = {}
+  for line in text:gmatch("[^\n]+") do lines[#lines + 1] = line end
+  local col, rows = {}, {}
+  local k = 0
+  for name in lines[1]:gmatch("[^,]+") do k = k + 1; col[name] = k end
+  for i = 2, #lines do
+    local r = {}
+    for v in lines[i]:gmatch("[^,]+") do r[#r + 1] = tonumber(v) end
+    rows[#rows + 1] = r
+  end
+  return { col = col, rows = rows }
+end
+local DIR = H.root .. "build/tmp/veh_coach"
+H.mkdir(DIR)
+local TYRES = { "front_L_wheel", "front_R_wheel", "rear_L_in", "rear_L_out", "rear_R_in", "rear_R_out" }
+
+-- 4. Static equilibrium (`--static`): the tyre loads carry the weight, left equals right, and the static pose
+-- is close to the design pose the model computed by hand (the double wishbone's upper ball joint share).
+local z_static
+do
+  local ok, out = run("--static --t-end 0.001 --set steer_amp=0 --set speed_gain=0")
+  local rel = tonumber(out:match("relative difference (%S+)"))
+  tap.ok(ok and rel and rel < 1e-6, string.format("static: sum of tyre loads = weight to %s relative", tostring(rel)))
+  local load = {}
+  for name, fz in out:gmatch("tyre (%S+)%s+Fz = (%S+) N") do load[name] = tonumber(fz) end
+  tap.is_double(load.front_R_wheel, load.front_L_wheel, 1e-9, 0, string.format("static: front loads L = R (%.1f N)", load.front_L_wheel or 0))
+  tap.is_double(load.rear_R_out, load.rear_L_out, 1e-9, 0, string.format("static: rear outer loads L = R (%.1f N)", load.rear_L_out or 0))
+  local front = 2 * (load.front_L_wheel or 0)
+  tap.diag(string.format("static axle loads: front %.0f N (%.1f %%), rear %.0f N", front, 100 * front / (M_TOTAL * G),
+    M_TOTAL * G - front))
+  z_static = final(out, "body_front_float.z")
+  tap.ok(z_static and math.abs(z_static) < 0.01, string.format("static body height within 10 mm of the design pose (%.2f mm)", 1000 * (z_static or 0)))
+end
+
+-- 5. Ride height is stable: started from the design pose (a few mm off the static one) at 50 km/h straight
+-- ahead, the body settles to the static height and stops bouncing within 3 s (damping ratio 0.3 at 1.1-1.2 Hz).
+do
+  local ok, out = run("--t-end 3 --set steer_amp=0")
+  local z, zd = final(out, "body_front_float.z")
+  tap.ok(ok and z and math.abs(z - z_static) < 2e-4 and math.abs(zd) < 1e-3,
+    string.format("ride height settles: body z %.3f mm vs static %.3f mm, zd %.2e m/s", 1000 * (z or 0), 1000 * (z_static or 0), zd or 0))
+  local pitch = final(out, "body_front_float.ry")
+  tap.ok(pitch and math.abs(pitch) < 2e-3, string.format("body pitch settles near level (%.2e rad)", pitch or 0))
+end
+
+-- 6. Straight run without steering or drive from the static pose: no lateral drift or yaw, symmetric tyre
+-- loads, the speed kept (no rolling resistance or drag in the model).
+do
+  local csv = DIR .. "/straight.csv"
+  local ok, out = run("--static --t-end 3 --set steer_amp=0 --set speed_gain=0 --output-step 0.01 --out " .. csv)
+  local y, yd = final(out, "body_front_float.y")
+  local yaw = final(out, "body_front_float.rz")
+  local _, vx = final(out, "body_front_float.x")
+  tap.ok(ok and y and math.abs(y) < 1e-9 and math.abs(yd) < 1e-9 and math.abs(yaw) < 1e-9,
+    string.format("straight run: no drift (y %.1e m, vy %.1e m/s, yaw %.1e rad)", y or 0, yd or 0, yaw or 0))
+  tap.ok(vx and math.abs(vx - V0) < 0.01, string.format("straight run: speed kept without drive (%.4f m/s)", vx or 0))
+  local d = read_csv(csv)
+  local worst = 0
+  if d then
+    for _, r in ipairs(d.rows) do
+      for _, pair in ipairs { { "front_L_wheel", "front_R_wheel" }, { "rear_L_in", "rear_R_in" }, { "rear_L_out", "rear_R_out" } } do
+        local a, b = r[d.col["tyre." .. pair[1] .. ".Fz"]], r[d.col["tyre." .. pair[2] .. ".Fz"]]
+        worst = math.max(worst, math.abs(a - b) / math.abs(a))
+      end
+    end
+  end
+  tap.ok(d and worst < 1e-9, string.format("straight run: left and right tyre loads equal all along (%.1e relative)", worst))
+end
+
+-- 7. Lane change at 50 km/h (the model's own run, from the static pose). Estimate beforehand: the steering
+-- ratio is about 1 (parallelogram crank), so the road wheels steer by delta = 0.013 sin(pi t); a neutral-steer
+-- vehicle of wheelbase 7.184 m then has a_y = V^2 delta / L = 13.89^2 * 0.013 / 7.184 = 0.35 m/s^2 at the peak,
+-- less for understeer and for the lag of the yaw response at 0.5 Hz: expect 0.2-0.4 m/s^2. The heading
+-- change peaks at about V / L * 0.013 * 2 / pi = 0.016 rad and the sideways shift over the manoeuvre is about
+-- V^2 / L * 0.013 * 2 / pi = 0.22 m (neutral steer, no lag).
+do
+  local csv = DIR .. "/lane_change.csv"
+  local ok, out = run("--static --t-end 4 --output-step 0.01 --out " .. csv)
+  tap.ok(ok, "lane change runs 4 s")
+  local d = read_csv(csv)
+  local ay, peak, jump, tpk = {}, 0, 0, 0
+  if d then
+    local cy = d.col["zd.body_front_float.y"]
+    for i = 2, #d.rows - 1 do
+      local r0, r1 = d.rows[i - 1], d.rows[i + 1]
+      ay[i] = (r1[cy] - r0[cy]) / (r1[1] - r0[1])
+      if math.abs(ay[i]) > peak then peak, tpk = math.abs(ay[i]), d.rows[i][1] end
+    end
+    for i = 3, #d.rows - 1 do jump = math.max(jump, math.abs(ay[i] - ay[i - 1])) end
+  end
+  tap.diag(string.format("lane change: peak lateral acceleration %.3f m/s^2 at t = %.2f s, largest change between 10 ms samples %.4f m/s^2",
+    peak, tpk, jump))
+  tap.ok(peak > 0.2 and peak < 0.4, string.format("peak lateral acceleration %.3f m/s^2 within the estimate 0.2-0.4", peak))
+  tap.ok(jump < 0.05 * peak, string.format("smooth: a_y changes by at most %.4f m/s^2 per 10 ms (< 5 %% of the peak)", jump))
+  local y = final(out, "body_front_float.y")
+  local yaw = final(out, "body_front_float.rz")
+  tap.diag(string.format("lane change: y %.3f m, yaw %.4f rad at t = 4 s", y or 0, yaw or 0))
+  tap.ok(y and y > 0.1 and y < 0.4, string.format("sideways shift %.3f m of the estimated order (0.22 m)", y or 0))
+  local _, vx = final(out, "body_front_float.x")
+  tap.ok(vx and math.abs(vx - V0) < 0.05, string.format("speed control holds 50 km/h (%.4f m/s at t = 4 s)", vx or 0))
+end
+
 tap.done_testing()
