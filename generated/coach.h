@@ -6,10 +6,10 @@
 
 #define coach_NZ 24
 #define coach_NC 9
-#define coach_NP 2
+#define coach_NP 3
 #define coach_NU 0
 #define coach_NB 24
-#define coach_NPT 2
+#define coach_NPT 3
 #define coach_NTY 6
 
 extern const mb_model coach_model;

@@ -22,8 +22,9 @@ local g = 9.81
 gravity { 0, 0, -g }
 
 -- Run-time settings (design symbols, so tests switch them without regenerating): the steering amplitude
--- (seeds/003.md §3.3: 0.013 rad) and the gain of the speed control in N per m/s of speed error.
-design { steer_amp = 0.013, speed_gain = 17048.0 }
+-- (seeds/003.md §3.3: 0.013 rad), the gain of the speed control in N per m/s of speed error, and the height of
+-- a Gaussian bump across the road 6 m ahead of the front axle (0.25 m wide; 0: a flat road) for ride tests.
+design { steer_amp = 0.013, speed_gain = 17048.0, bump_height = 0.0 }
 
 local V0 = 50 / 3.6                     -- seeds/003.md §3.3: the speed control holds 50 km/h
 
@@ -38,7 +39,7 @@ local K_TYRE = 1.0e6                    -- CityBus_Pac02Tire.tir: VERTICAL_STIFF
 local C_TYRE = 5000                     -- CityBus_Pac02Tire.tir: VERTICAL_DAMPING
 local tyre_data = { radius = R_TYRE, stiffness = K_TYRE, damping = C_TYRE, longitudinal = mf.longitudinal,
   lateral = mf.lateral, speed_eps = 0.1 }
-local road = (use "roads").flat()
+local road = (use "roads").bumps { { x = 6, height = bump_height, width = 0.25 } }
 
 -- Geometry (vehicle frame: x forward, y left, z up, origin on the front axle line at the height where
 -- CityBus_Vehicle.json puts its origin, so the wheel centres are at z = 0.545 by design).
@@ -149,17 +150,20 @@ local F_RIDE_FRONT, F_RIDE_REAR = 1.1, 1.2
 local kw_front = F_susp_front / g * (2 * math.pi * F_RIDE_FRONT) ^ 2
 local kw_rear = F_susp_rear / g * (2 * math.pi * F_RIDE_REAR) ^ 2       -- per side
 -- Front: spring and damper on the lower arm (generic DoubleWishbone.json lines). Their rates follow from the
--- motion ratios, lever arms about the lower arm's hinge of the line and of the lower ball joint (the load is
--- taken through the lower ball joint; the upper arm carries no moment about its hinge). The spring's free
--- length puts the static load in it at the design pose with the moment of the arm's weight; the small rest
--- (the upper ball joint's share) is what `--static` settles.
+-- motion ratios (lever arms about the lower arm's hinge of the line and of the lower ball joint). The spring's
+-- free length puts the static spring force in it at the design pose, found from the corner's statics: the
+-- knuckle in equilibrium under the tyre load at the contact point, the wheel's and its own weight, the ball
+-- joint forces (3 + 3) and the tie rod's pull (1), with the upper arm free of moment about its hinge (7
+-- equations); then the lower arm's moment about its hinge gives the spring force. So the design pose is the
+-- static pose (`--static` moves it by micrometres).
 local front_spring, front_shock, K_AIR_FRONT, C_FRONT, R_LBJ
 local ZETA = 0.3
 do
-  local f, b = V(DW.lca.chassis_front), V(DW.lca.chassis_back)
-  local h = { (f[1] + b[1]) / 2, (f[2] + b[2]) / 2, (f[3] + b[3]) / 2 }
-  local ax = unit(sub(f, b))
-  local function moment(p, force) return dot(cross(sub(V(p), h), force), ax) end
+  local function hinge(a) local f, b = V(a.chassis_front), V(a.chassis_back)
+    return { (f[1] + b[1]) / 2, (f[2] + b[2]) / 2, (f[3] + b[3]) / 2 }, (unit(sub(f, b))) end
+  local hl, axl = hinge(DW.lca)
+  local hu, axu = hinge(DW.uca)
+  local function moment(p, force) return dot(cross(sub(V(p), hl), force), axl) end
   R_LBJ = moment(DW.lca.upright, { 0, 0, 1 })                         -- m of wheel lift per rad of arm
   local function line(d)
     local u, l = unit(sub(V(d.arm), V(d.chassis)))
@@ -168,8 +172,50 @@ do
   local us, ls, mrs = line(DW.spring)
   local _, _, mrd = line(DW.shock)
   K_AIR_FRONT = kw_front / (mrs * mrs)
-  local M = moment(DW.lca.upright, { 0, 0, Fz_front - (front_wheel.mass + DW.upright.mass) * g })
-    + moment(DW.lca.com, { 0, 0, -DW.lca.mass * g })
+  -- Knuckle statics: unknowns F_L (force of the lower arm on the knuckle), F_U (upper arm), T (tie rod).
+  local rL, rU, rT = V(DW.lca.upright), V(DW.uca.upright), V(DW.tierod.upright)
+  local ut = unit(sub(V(DW.tierod.chassis), rT))                       -- pull of a tie rod in tension
+  local wc = V(DW.spindle.com)
+  local loads = {                                                      -- { point, force }
+    { { wc[1], wc[2], wc[3] - (R_TYRE - D_FRONT) }, { 0, 0, Fz_front } },
+    { wc, { 0, 0, -front_wheel.mass * g } },
+    { V(DW.upright.com), { 0, 0, -DW.upright.mass * g } },
+  }
+  local A, rhs = {}, {}
+  for i = 1, 7 do A[i] = { 0, 0, 0, 0, 0, 0, 0 }; rhs[i] = 0 end
+  local function col_force(j, at, dir)                                 -- unknown j: force along dir at `at`
+    local m = cross(sub(at, rL), dir)
+    for k = 1, 3 do A[k][j] = A[k][j] + dir[k]; A[3 + k][j] = A[3 + k][j] + m[k] end
+  end
+  for k = 1, 3 do
+    local e = { 0, 0, 0 }; e[k] = 1
+    col_force(k, rL, e)
+    col_force(3 + k, rU, e)
+    A[7][3 + k] = -dot(cross(sub(rU, hu), e), axu)                     -- the upper arm feels -F_U
+  end
+  col_force(7, rT, ut)
+  for _, l in ipairs(loads) do
+    local m = cross(sub(l[1], rL), l[2])
+    for k = 1, 3 do rhs[k] = rhs[k] - l[2][k]; rhs[3 + k] = rhs[3 + k] - m[k] end
+  end
+  rhs[7] = -dot(cross(sub(V(DW.uca.com), hu), { 0, 0, -DW.uca.mass * g }), axu)
+  for c = 1, 7 do                                                      -- Gauss with partial pivoting
+    local piv = c
+    for r = c + 1, 7 do if math.abs(A[r][c]) > math.abs(A[piv][c]) then piv = r end end
+    A[c], A[piv], rhs[c], rhs[piv] = A[piv], A[c], rhs[piv], rhs[c]
+    for r = c + 1, 7 do
+      local f = A[r][c] / A[c][c]
+      for k = c, 7 do A[r][k] = A[r][k] - f * A[c][k] end
+      rhs[r] = rhs[r] - f * rhs[c]
+    end
+  end
+  local x = {}
+  for r = 7, 1, -1 do
+    local v = rhs[r]
+    for k = r + 1, 7 do v = v - A[r][k] * x[k] end
+    x[r] = v / A[r][r]
+  end
+  local M = moment(DW.lca.upright, { -x[1], -x[2], -x[3] }) + moment(DW.lca.com, { 0, 0, -DW.lca.mass * g })
   local F = -M / moment(DW.spring.arm, us)                             -- compression
   front_spring = { chassis = DW.spring.chassis, arm = DW.spring.arm, length = ls + F / K_AIR_FRONT }
   front_shock = DW.shock
@@ -261,6 +307,7 @@ local rear = use "rigid_axle" {
 }
 
 point "cog_front" { body = "body_front", at = { XF, 0, Z_COM } }
+point "cog" { body = "body_front", at = { -4, 0, Z_COM } }          -- the body's COM (rigid body approximation)
 point "driver" { body = "body_front", at = { 1.8, 0.5, 1.2 } }     -- invented, for lateral acceleration
 
 initial_velocity {

