@@ -6,6 +6,8 @@ CFLAGS  ?= -std=c99 -O2 -Wall -Wextra -Werror
 BUILD   ?= build
 MBGEN   := $(LUA) generator/mbgen
 LDLIBS  := -llapack -lm
+# prove's options: two jobs for the two cores (builds of one model by two tests are atomic: run/build.lua).
+PROVE_FLAGS ?= -j2
 # The default model of `make run`.
 MODEL   ?= models/double_pendulum.lua
 

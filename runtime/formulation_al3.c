@@ -12,10 +12,12 @@ struct mb_al3 {
     mb_al3_options o;
     int nz, nc;
     double t, h, alpha;
+    double hp;                          /* the step before the last one; 0 until there is one */
     double *zn, *zdn, *zddn;            /* the last accepted step */
     double *z, *zd, *zdd, *zdh, *zddh;  /* iterate and the trapezoidal constants */
     double *r, *f, *dz, *zero, *tmp;    /* nz */
-    double *phi, *w, *lam, *vec;        /* nc */
+    double *phi, *w, *lam, *vec;        /* nc; lam is the iterate */
+    double *lamn, *lamp;                /* nc: multipliers of the last two accepted steps */
     double *J;                          /* nc x nz */
     double *fz, *fr1, *fr2, *fJ1, *fJ2; /* fd_tangent only: a perturbed copy (nz), two residuals, two Phi_z */
     double *M, *P, *T, *K;              /* nz x nz */
@@ -26,7 +28,7 @@ struct mb_al3 {
 
 void mb_al3_options_default(mb_al3_options *o) {
     o->alpha = 0;
-    o->alpha_rel = 1e3;
+    o->alpha_rel = 1e5;
     o->newton_tol = 1e-10;
     o->phi_tol = 1e-10;
     o->max_iter = 30;
@@ -38,7 +40,7 @@ void mb_al3_free(mb_al3 *al) {
     if (!al) return;
     double **bufs[] = {&al->zn, &al->zdn, &al->zddn, &al->z, &al->zd, &al->zdd, &al->zdh, &al->zddh,
                        &al->r, &al->f, &al->dz, &al->zero, &al->tmp, &al->phi, &al->w, &al->lam,
-                       &al->vec, &al->J, &al->M, &al->P, &al->T, &al->K, &al->fz, &al->fr1, &al->fr2,
+                       &al->lamn, &al->lamp, &al->vec, &al->J, &al->M, &al->P, &al->T, &al->K, &al->fz, &al->fr1, &al->fr2,
                        &al->fJ1, &al->fJ2};
     for (size_t i = 0; i < sizeof bufs / sizeof *bufs; ++i) free(*bufs[i]);
     mb_linalg_free(al->lu);
@@ -94,7 +96,7 @@ mb_al3 *mb_al3_create(const mb_model *m, const mb_al3_options *o, const mb_kin_o
                      &al->r, &al->f, &al->dz, &al->zero, &al->tmp};
     for (size_t i = 0; i < sizeof vn / sizeof *vn; ++i)
         if (!(*vn[i] = calloc(n > c ? n : c, sizeof(double)))) goto nomem;
-    double **vc[] = {&al->phi, &al->w, &al->lam, &al->vec};
+    double **vc[] = {&al->phi, &al->w, &al->lam, &al->lamn, &al->lamp, &al->vec};
     for (size_t i = 0; i < sizeof vc / sizeof *vc; ++i)
         if (!(*vc[i] = calloc(c, sizeof(double)))) goto nomem;
     if (!(al->J = calloc(c * n, sizeof(double)))) goto nomem;
@@ -135,6 +137,23 @@ static void add_At_x(int nc, int nz, const double *A, const double *x, double s,
         for (int i = 0; i < nc; ++i) v += A[i + (size_t)j * nc] * x[i];
         y[j] += s * v;
     }
+}
+
+/* x += T^-1 (-s Phi_z'(Phi_z x + vec)) with the factored tangent: one projection (eq. 24 or 26) solved
+ * for the change of x. vec (nc) holds Phi_t or the bias on entry and is overwritten. */
+static int project(mb_al3 *al, double *x, double s, char *err, size_t errlen) {
+    int n = al->nz, nc = al->nc;
+    for (int i = 0; i < nc; ++i) {
+        double v = al->vec[i];
+        for (int j = 0; j < n; ++j) v += al->J[i + (size_t)j * nc] * x[j];
+        al->vec[i] = v;
+    }
+    memset(al->dz, 0, (size_t)n * sizeof(double));
+    add_At_x(nc, n, al->J, al->vec, -s, al->dz);
+    int rc = mb_lu_solve(al->lu, n, al->T, 1, al->dz, err, errlen);
+    if (rc) return rc;
+    for (int i = 0; i < n; ++i) x[i] += al->dz[i];
+    return MB_OK;
 }
 
 /* The tangent's derivatives by central differences (fd_tangent): column j of dr/dy (y = z or zd, `which`
@@ -208,7 +227,8 @@ int mb_al3_reset(mb_al3 *al, double t, const double *z, const double *zd, const 
     if (st) st->rhs_evals++;
     al->t = t;
     al->h = h;
-    memset(al->lam, 0, (size_t)(nc > 0 ? nc : 1) * sizeof(double));
+    al->hp = 0;
+    memset(al->lamn, 0, (size_t)(nc > 0 ? nc : 1) * sizeof(double));
     if (nc == 0) {
         al->alpha = 0;
         return MB_OK;
@@ -222,7 +242,7 @@ int mb_al3_reset(mb_al3 *al, double t, const double *z, const double *zd, const 
     int ldb = n > nc ? n : nc, rank = 0;
     for (int j = 0; j < ldb; ++j) al->tmp[j] = j < n ? -al->r[j] : 0;
     if ((rc = mb_lstsq(al->ls, n, nc, 1, al->K, al->tmp, 1e-9, &rank, err, errlen))) return rc;
-    memcpy(al->lam, al->tmp, (size_t)nc * sizeof(double));
+    memcpy(al->lamn, al->tmp, (size_t)nc * sizeof(double));
     if (al->o.alpha > 0) {
         al->alpha = al->o.alpha;
     } else {
@@ -249,6 +269,13 @@ static int step(mb_al3 *al, double h, const double *u, const double *p, mb_stats
         al->zddh[i] = -(c4 * al->zn[i] + 4 / h * al->zdn[i] + al->zddn[i]);
         al->z[i] = al->zn[i] + h * al->zdn[i] + h * h / 2 * al->zddn[i];
     }
+    /* Multiplier predictor: linear extrapolation of the last two steps. The multiplier update
+     * lambda += alpha Phi removes the start's error only by about 1/alpha_rel per iteration, and
+     * that remainder, not Newton's rate, decided whether a step took a third iteration: starting
+     * from the last step's lambda (error O(h)) rather than from the extrapolation (O(h²)) cost
+     * quick_return 2316 instead of 2131 iterations over 1000 steps at alpha_rel 1e3. */
+    for (int i = 0; i < nc; ++i)
+        al->lam[i] = al->lamn[i] + (al->hp > 0 ? h / al->hp * (al->lamn[i] - al->lamp[i]) : 0);
     double dzmax = INFINITY, phimax = INFINITY;
     int it;
     for (it = 0; it < al->o.max_iter; ++it) {
@@ -265,7 +292,7 @@ static int step(mb_al3 *al, double h, const double *u, const double *p, mb_stats
                 return rc;
         }
         /* Multiplier update with Phi at the corrected z (lambda_{k+1} = lambda_k + alpha Phi_{k+1});
-         * the first iteration uses the last step's lambda, whose Phi the predictor has not seen. */
+         * the first iteration uses the predicted lambda, whose Phi the predictor has not seen. */
         phimax = 0;
         for (int i = 0; i < nc; ++i) {
             phimax = fmax(phimax, fabs(al->phi[i]));
@@ -289,11 +316,19 @@ static int step(mb_al3 *al, double h, const double *u, const double *p, mb_stats
         for (size_t i = 0; i < nn; ++i) al->P[i] += hh * al->K[i];
         /* The curvature term joins P too: the projections must differ from T only by the penalty
          * term h²/4 alpha Phi_z'Phi_z, or they shift the velocities off the constraint directions
-         * (an O(h²) drift per step, first-order energy loss). */
+         * (an O(h²) drift per step, first-order energy loss).
+         * It is weighted by the multiplier estimate lambda, not by w = lambda + alpha Phi(z): the
+         * penalty force alpha Phi(z) of the current iterate is what this very step removes (Phi drops
+         * by about alpha_rel per iteration), so its curvature is not there at the solution, where
+         * Phi = 0 and both weights agree. This is Newton's tangent for w carried as an unknown next to
+         * z (the primal-dual form of the penalty equations, Nocedal & Wright §17.1); weighting by w
+         * instead made the first iteration's tangent wrong by the predictor's alpha Phi, several times
+         * lambda at alpha_rel 1e3 and 1e5 times lambda at 1e7, and the exact tangent took up to 7 % (at
+         * 1e3) and 50 % (at 1e7) more iterations than eq. (20), which leaves the curvature out. */
         if (nc > 0 && !al->o.approx_tangent) {
             mb_args aw = a;
-            aw.w = al->w;
-            if (al->o.fd_tangent) fd_reaction(al, &a, al->w, al->K);
+            aw.w = al->lam;
+            if (al->o.fd_tangent) fd_reaction(al, &a, al->lam, al->K);
             else al->m->constraints_dz_tw_dz(&aw, al->K);
             for (size_t i = 0; i < nn; ++i) al->P[i] += hh * al->K[i];
         }
@@ -330,40 +365,32 @@ static int step(mb_al3 *al, double h, const double *u, const double *p, mb_stats
                        "al3: Newton did not converge at t = %.10g (h = %g) in %d iterations: max|dz| = %.3g, "
                        "max|Phi| = %.3g (tolerances %g, %g)",
                        t, h, it, dzmax, phimax, al->o.newton_tol, al->o.phi_tol);
-    /* Projections (eqs. 24, 26) with the last factorization; Phi_z, Phi_t and the bias at the final z. */
+    /* Projections (eqs. 24, 26) with the last factorization; Phi_z, Phi_t and the bias at the final z.
+     * Solved for the change: T (zd - zd*) = -h²/4 alpha Phi_z'(Phi_z zd* + Phi_t) is eq. (24) with
+     * T = P + h²/4 alpha Phi_z'Phi_z, but the LU's rounding error, about eps alpha_rel relative to what
+     * is solved for, then falls on the small correction instead of on all of zd: solving for zd
+     * itself put an error growing like alpha_rel into the motion (fourbar_spatial, h = 2.5e-4, 1 s,
+     * from matrix_r: 3.4e-7 at alpha_rel 1e4, 1.2e-5 at 1e6; solved for the change, 4.7e-7 at both).
+     * Likewise eq. (26) for zdd. */
     mb_args a = {t, al->z, NULL, NULL, u, p, NULL};
     if (nc > 0) {
         al->m->constraints_dz(&a, al->J);
-        for (int i = 0; i < n; ++i) al->tmp[i] = 0;
-        if (al->m->constraints_dt) {
-            al->m->constraints_dt(&a, al->vec);
-            for (int i = 0; i < nc; ++i) al->vec[i] *= hh * alpha;
-            add_At_x(nc, n, al->J, al->vec, -1, al->tmp);
-        }
-        for (int i = 0; i < n; ++i) {
-            double s = 0;
-            for (int j = 0; j < n; ++j) s += al->P[i + (size_t)j * n] * al->zd[j];
-            al->dz[i] = s + al->tmp[i];
-        }
-        if ((rc = mb_lu_solve(al->lu, n, al->T, 1, al->dz, err, errlen))) return rc;
-        memcpy(al->zd, al->dz, (size_t)n * sizeof(double));
+        if (al->m->constraints_dt) al->m->constraints_dt(&a, al->vec);
+        else memset(al->vec, 0, (size_t)nc * sizeof(double));
+        if ((rc = project(al, al->zd, hh * alpha, err, errlen))) return rc;
         a.zd = al->zd;
         al->m->constraint_bias(&a, al->vec);
-        for (int i = 0; i < n; ++i) al->tmp[i] = 0;
-        for (int i = 0; i < nc; ++i) al->vec[i] *= hh * alpha;
-        add_At_x(nc, n, al->J, al->vec, -1, al->tmp);
-        for (int i = 0; i < n; ++i) {
-            double s = 0;
-            for (int j = 0; j < n; ++j) s += al->P[i + (size_t)j * n] * al->zdd[j];
-            al->dz[i] = s + al->tmp[i];
-        }
-        if ((rc = mb_lu_solve(al->lu, n, al->T, 1, al->dz, err, errlen))) return rc;
-        memcpy(al->zdd, al->dz, (size_t)n * sizeof(double));
+        if ((rc = project(al, al->zdd, hh * alpha, err, errlen))) return rc;
     }
     if ((rc = check(al->zd, n, "zd", t, err, errlen)) || (rc = check(al->zdd, n, "zdd", t, err, errlen))) return rc;
     memcpy(al->zn, al->z, (size_t)n * sizeof(double));
     memcpy(al->zdn, al->zd, (size_t)n * sizeof(double));
     memcpy(al->zddn, al->zdd, (size_t)n * sizeof(double));
+    if (nc > 0) {
+        memcpy(al->lamp, al->lamn, (size_t)nc * sizeof(double));
+        memcpy(al->lamn, al->lam, (size_t)nc * sizeof(double));
+    }
+    al->hp = h;
     al->t = t;
     if (st) st->steps++;
     return MB_OK;
@@ -390,6 +417,6 @@ double mb_al3_time(const mb_al3 *al) { return al->t; }
 const double *mb_al3_z(const mb_al3 *al) { return al->zn; }
 const double *mb_al3_zd(const mb_al3 *al) { return al->zdn; }
 const double *mb_al3_zdd(const mb_al3 *al) { return al->zddn; }
-const double *mb_al3_lambda(const mb_al3 *al) { return al->lam; }
+const double *mb_al3_lambda(const mb_al3 *al) { return al->lamn; }
 double mb_al3_alpha(const mb_al3 *al) { return al->alpha; }
 mb_kin *mb_al3_kin(mb_al3 *al) { return mb_mr_kin(al->mr); }

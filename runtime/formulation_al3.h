@@ -14,16 +14,22 @@
  * discretized by the trapezoidal rule (Newmark 1/4, 1/2) in z, solved by
  * Newton-Raphson on f(z) = h²/4 (r + Phi_z' w), w = lambda + alpha Phi, with
  * the tangent
- *     T = M + h/2 dr/dzd + h²/4 (dr/dz + d(Phi_z' w)/dz + alpha Phi_z' Phi_z)
+ *     T = M + h/2 dr/dzd + h²/4 (dr/dz + d(Phi_z' lambda)/dz + alpha Phi_z' Phi_z)
  * from the generated derivatives (exact), or seeds/003.md eq. (20) (dr/dz at
- * zdd = 0, no constraint curvature) with approx_tangent. After convergence the
+ * zdd = 0, no constraint curvature) with approx_tangent. The curvature is
+ * weighted by the multiplier estimate lambda rather than by w: the two agree
+ * at the solution (Phi = 0), and the penalty force alpha Phi of an iterate,
+ * which the step removes, would only mislead the tangent (formulation_al3.c). After convergence the
  * velocities and accelerations are projected onto the constraints with the
  * last factorization of T (eqs. 24–26, P = M + h/2 dr/dzd + h²/4 dr/dz). This
  * formulation is its own integrator (always the trapezoidal rule). */
 
 typedef struct {
     double alpha;        /* penalty; <= 0: automatic, alpha_rel (4/h²) max M_ii / max (Phi_z'Phi_z)_ii */
-    double alpha_rel;    /* automatic penalty relative to the mass matrix (1e3) */
+    double alpha_rel;    /* automatic penalty relative to the mass matrix (1e5): the multiplier update
+                          * removes about 1/alpha_rel of lambda's error per iteration and the
+                          * projections leave constraint residuals of that order; above about 1e7 the
+                          * rounding of the stiff penalty terms starts to show in the motion */
     double newton_tol;   /* converged when max|dz| <= newton_tol (1 + max|z|) ... (1e-10) */
     double phi_tol;      /* ... and max|Phi| <= phi_tol (1e-10) */
     int max_iter;        /* Newton iterations per step (30) */

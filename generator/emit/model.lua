@@ -19,7 +19,7 @@ local SLOTS = {
   "energy", "points", "points_dz",
   "constraints", "constraints_dz", "constraints_dp", "constraints_dt",
   "constraint_bias", "constraint_bias_dz", "constraint_bias_dzd", "constraint_bias_dp",
-  "constraints_dz_tw_dz", "tyres", "total_mass",
+  "constraints_dz_tw_dz",
 }
 local PATTERN_SLOTS = { "mass", "inverse_dynamics_dz", "inverse_dynamics_dzd", "inverse_dynamics_dp",
   "inverse_dynamics_tangent", "constraints_dz" }
@@ -304,9 +304,6 @@ function M.generate(tree, source_text, opts)
     T[#T + 1] = string.format("    .%s = %s,", key, refs[key])
   end
   T[#T + 1] = string.format("    .n_independent = %d,", #indep)
-  local g = tree.gravity or { 0, 0, 0 }
-  T[#T + 1] = string.format("    .gravity = { %s, %s, %s },", c_number(E.const_value(g[1]) or 0),
-    c_number(E.const_value(g[2]) or 0), c_number(E.const_value(g[3]) or 0))
   T[#T + 1] = string.format("    .simulate = { %s, %s, %s, %s, %s },",
     c_number(sim.t_end or 1), c_number(sim.step or 1e-3), c_number(sim.tolerance or 1e-6),
     c_string(sim.integrator or "rk4"), c_string(sim.formulation or (M.constraint_count(tree) > 0 and "matrix_r" or "tree")))
@@ -317,10 +314,18 @@ function M.generate(tree, source_text, opts)
     if patterns[slot] then T[#T + 1] = string.format("    .%s_pattern = %s,", slot, patterns[slot]) end
   end
   if #objectives > 0 then T[#T + 1] = string.format("    .nobj = %d, .objectives = %s,", #objectives, objs_ref) end
-  if #tynames > 0 then T[#T + 1] = string.format("    .ntyre = %d, .tyre_names = %s,", #tynames, refs.tyre_names) end
   for _, f in ipairs(fns) do
     if CS.SLOTS[f.name] then T[#T + 1] = string.format("    .%s = %s_%s,", f.name, name, f.name) end
   end
+  -- The members after the constraint sensitivities, in the struct's order (C++ builds of the file, as the
+  -- ADOL-C peer test makes, need designators in declaration order).
+  if #tynames > 0 then
+    T[#T + 1] = string.format("    .ntyre = %d, .tyre_names = %s, .tyres = %s_tyres,", #tynames, refs.tyre_names, name)
+  end
+  local g = tree.gravity or { 0, 0, 0 }
+  T[#T + 1] = string.format("    .gravity = { %s, %s, %s },", c_number(E.const_value(g[1]) or 0),
+    c_number(E.const_value(g[2]) or 0), c_number(E.const_value(g[3]) or 0))
+  if byname.total_mass then T[#T + 1] = string.format("    .total_mass = %s_total_mass,", name) end
   T[#T + 1] = "};"
   L[#L + 1] = table.concat(T, "\n")
   L[#L + 1] = ""

@@ -140,6 +140,7 @@ function M.render(tree, opts)
   for _, s in ipairs(tree.forces) do
     loads[#loads + 1] = { s.name, "force", s.body == 0 and "ground" or tree.bodies[s.body].name }
   end
+  for _, s in ipairs(tree.tyres or {}) do loads[#loads + 1] = { s.name, "tyre", tree.bodies[s.body].name } end
   if #loads > 0 then
     line()
     line("## Loads")

@@ -12,11 +12,27 @@ local function read(path)
   return s
 end
 
+-- A suffix no other process uses at the same time (os.tmpname reserves a name), so that two runs of one
+-- model (tests under `prove -j`) never read each other's half-written files: everything is written or
+-- compiled under a temporary name and renamed into place, which is atomic.
+local SUFFIX
+function B.suffix()
+  if not SUFFIX then
+    local t = os.tmpname()
+    os.remove(t)
+    SUFFIX = ".tmp" .. (t:match("([%w_]+)$") or tostring(os.time()))
+  end
+  return SUFFIX
+end
+
 local function write(path, text)
-  local f = assert(io.open(path, "wb"))
+  local tmp = path .. B.suffix()
+  local f = assert(io.open(tmp, "wb"))
   f:write(text)
   f:close()
+  assert(os.rename(tmp, path))
 end
+B.write = write
 
 -- One folder per model and generation-time --set, so runs with different sizes do not evict each other.
 function B.folder(root, kind, name, overrides)
@@ -52,8 +68,9 @@ function B.executable(opts)
   local compiled = false
   if changed or not read(obj) or read(stamp) ~= cflags then
     local cc = string.format("gcc -std=c99 %s -Wall -Wextra -Werror -I%s -I%s -c %s -o %s", cflags,
-      shell_quote(root .. "/runtime"), shell_quote(dir), shell_quote(dir .. "/" .. name .. ".c"), shell_quote(obj))
+      shell_quote(root .. "/runtime"), shell_quote(dir), shell_quote(dir .. "/" .. name .. ".c"), shell_quote(obj .. B.suffix()))
     if not os.execute(cc) then return nil, "compiling the generated model failed: " .. cc end
+    os.rename(obj .. B.suffix(), obj)
     write(stamp, cflags)
     compiled = true
   end
@@ -63,8 +80,9 @@ function B.executable(opts)
   local exe = dir .. "/" .. opts.exe
   local ld = string.format("gcc -std=c99 -O1 -Wall -Wextra -Werror -DMB_MODEL=%s_model -I%s %s %s %s -llapack -lm -o %s",
     name, shell_quote(root .. "/runtime"), shell_quote(opts.driver), shell_quote(obj),
-    shell_quote(root .. "/build/libmbrt.a"), shell_quote(exe))
+    shell_quote(root .. "/build/libmbrt.a"), shell_quote(exe .. B.suffix()))
   if not os.execute(ld) then return nil, "linking the driver failed: " .. ld end
+  os.rename(exe .. B.suffix(), exe)
   return exe, nil, { dir = dir, compiled = compiled }
 end
 

@@ -1,4 +1,5 @@
--- run/plot_svg.lua: a self-contained SVG of a run (coordinates and energy against time) from mbrun's CSV.
+-- run/plot_svg.lua: a self-contained SVG of a run from mbrun's CSV: coordinates and energy against time, and
+-- for vehicles (models with tyres) the trajectory, lateral acceleration, wheel loads and steering.
 local P = {}
 
 local W, PANEL_H, LEFT, RIGHT, TOP, GAP = 900, 300, 70, 190, 40, 70
@@ -50,8 +51,9 @@ end
 local function fmt(x) return string.format("%.4g", x) end
 local function esc(s) return (s:gsub("&", "&amp;"):gsub("<", "&lt;"):gsub(">", "&gt;")) end
 
--- One panel: series = { { name =, values = } }, drawn against t at vertical offset y0.
-local function panel(out, y0, title, t, series)
+-- One panel: series = { { name =, values = } }, drawn against t (or against xs, labelled xlabel) at
+-- vertical offset y0.
+local function panel(out, y0, title, t, series, xlabel)
   local lo, hi = math.huge, -math.huge
   for _, s in ipairs(series) do
     for _, v in ipairs(s.values) do lo, hi = math.min(lo, v), math.max(hi, v) end
@@ -74,7 +76,8 @@ local function panel(out, y0, title, t, series)
     out[#out + 1] = string.format('<line x1="%.2f" y1="%d" x2="%.2f" y2="%d" stroke="#ddd"/>', X(v), y0, X(v), y0 + PANEL_H)
     out[#out + 1] = string.format('<text x="%.2f" y="%d" font-size="11" text-anchor="middle">%s</text>', X(v), y0 + PANEL_H + 16, fmt(v))
   end
-  out[#out + 1] = string.format('<text x="%d" y="%d" font-size="12" text-anchor="middle">t [s]</text>', LEFT + pw // 2, y0 + PANEL_H + 34)
+  out[#out + 1] = string.format('<text x="%d" y="%d" font-size="12" text-anchor="middle">%s</text>', LEFT + pw // 2,
+    y0 + PANEL_H + 34, esc(xlabel or "t [s]"))
   for i, s in ipairs(series) do
     local pts = {}
     for k, v in ipairs(s.values) do pts[k] = string.format("%.2f,%.2f", X(t[k]), Y(v)) end
@@ -86,7 +89,50 @@ local function panel(out, y0, title, t, series)
   end
 end
 
--- The SVG text: coordinates in the first panel, kinetic, potential and total energy in the second.
+-- Vehicle panels from the tyre columns and the chassis of models/lib/chassis.lua (a free joint NAME_float):
+-- the trajectory y(x) of the chassis frame's origin, its lateral acceleration in the heading frame
+-- (-sin(yaw) a_x + cos(yaw) a_y, the accelerations by central differences of the CSV's velocities), the
+-- tyres' normal loads, and the steering (coordinates named *steer* or *rack*) beside the slip angles.
+local function vehicle_panels(data, idx, t)
+  local chassis
+  for _, nm in ipairs(data.names) do
+    chassis = chassis or nm:match("^z%.(.+_float)%.x$")
+  end
+  local panels = {}
+  if chassis and idx["z." .. chassis .. ".y"] and idx["z." .. chassis .. ".rz"] then
+    local x, y = data.cols[idx["z." .. chassis .. ".x"]], data.cols[idx["z." .. chassis .. ".y"]]
+    panels[#panels + 1] = { "Trajectory of " .. chassis:gsub("_float$", "") .. ": y [m]", { { name = "y(x)", values = y } }, x, "x [m]" }
+    local vx, vy = data.cols[idx["zd." .. chassis .. ".x"]], data.cols[idx["zd." .. chassis .. ".y"]]
+    local yaw, alat = data.cols[idx["z." .. chassis .. ".rz"]], {}
+    for k = 1, #t do
+      local a, b = math.max(1, k - 1), math.min(#t, k + 1)
+      local dt = t[b] - t[a]
+      local ax, ay = dt > 0 and (vx[b] - vx[a]) / dt or 0, dt > 0 and (vy[b] - vy[a]) / dt or 0
+      alat[k] = -math.sin(yaw[k]) * ax + math.cos(yaw[k]) * ay
+    end
+    panels[#panels + 1] = { "Lateral acceleration [m/s^2]", { { name = "a_y", values = alat } } }
+  end
+  local loads, slips, steer = {}, {}, {}
+  for j, nm in ipairs(data.names) do
+    local ty = nm:match("^tyre%.(.+)%.Fz$")
+    if ty then loads[#loads + 1] = { name = ty, values = data.cols[j] } end
+    ty = nm:match("^tyre%.(.+)%.tan_alpha$")
+    if ty then
+      local deg = {}
+      for k, v in ipairs(data.cols[j]) do deg[k] = math.deg(math.atan(v)) end
+      slips[#slips + 1] = { name = "slip " .. ty, values = deg }
+    end
+    local q = nm:match("^z%.(.+)$")
+    if q and (q:find("steer") or q:find("rack")) then steer[#steer + 1] = { name = q, values = data.cols[j] } end
+  end
+  if #loads > 0 then panels[#panels + 1] = { "Tyre normal loads [N]", loads } end
+  if #steer > 0 then panels[#panels + 1] = { "Steering [m or rad]", steer } end
+  if #slips > 0 then panels[#panels + 1] = { "Slip angles [deg]", slips } end
+  return panels
+end
+
+-- The SVG text: coordinates in the first panel, kinetic, potential and total energy in the second; a model
+-- with tyres gets the vehicle panels instead of the coordinates.
 function P.svg(data, title)
   local idx = {}
   for j, nm in ipairs(data.names) do idx[nm] = j end
@@ -99,13 +145,16 @@ function P.svg(data, title)
   for _, nm in ipairs { "kinetic", "potential", "energy" } do
     if idx[nm] then energy[#energy + 1] = { name = nm == "energy" and "total" or nm, values = data.cols[idx[nm]] } end
   end
-  local panels = { { "Coordinates", coords } }
-  if #energy > 0 then panels[2] = { "Energy [J]", energy } end
+  local panels = vehicle_panels(data, idx, t)
+  if #panels == 0 then panels = { { "Coordinates", coords } } end
+  if #energy > 0 then panels[#panels + 1] = { "Energy [J]", energy } end
   local H = TOP + #panels * (PANEL_H + GAP + 20)
   local out = { string.format('<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif">', W, H, W, H),
     string.format('<rect width="%d" height="%d" fill="white"/>', W, H),
     string.format('<text x="%d" y="22" font-size="17">%s</text>', LEFT, esc(title)) }
-  for i, pnl in ipairs(panels) do panel(out, TOP + 30 + (i - 1) * (PANEL_H + GAP + 20), pnl[1], t, pnl[2]) end
+  for i, pnl in ipairs(panels) do
+    panel(out, TOP + 30 + (i - 1) * (PANEL_H + GAP + 20), pnl[1], pnl[3] or t, pnl[2], pnl[4])
+  end
   out[#out + 1] = "</svg>"
   return table.concat(out, "\n") .. "\n"
 end

@@ -41,7 +41,7 @@ static void usage(FILE *f, const char *prog) {
             "  --integrator I        rk4 | dopri5 | trapezoidal\n"
             "  --formulation F       tree | matrix_r | al3 (default: the model's, else tree for open trees,\n"
             "                        matrix_r for closed loops; al3 always steps with the trapezoidal rule)\n"
-            "  --alpha A             al3: penalty (default automatic, 1e3 relative to M and h)\n"
+            "  --alpha A             al3: penalty (default automatic, 1e5 relative to M and h)\n"
             "  --tolerance TOL       dopri5 relative and absolute tolerance\n"
             "  --max-steps N         steps allowed per output interval\n"
             "  --newton-tol TOL      trapezoidal, al3: Newton tolerance on the correction\n"

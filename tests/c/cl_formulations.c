@@ -106,8 +106,8 @@ int main(void) {
         iters[a] = st.newton_iters;
         mb_sim_free(al);
     }
-    ok(iters[0] <= 1.15 * iters[1], "exact tangent (within 15%%): %ld Newton iterations over 1000 steps, approximate: %ld", iters[0],
-       iters[1]);
+    ok(iters[0] > 0 && iters[0] <= iters[1], "exact tangent: %ld Newton iterations over 1000 steps, no more than eq. (20): %ld",
+       iters[0], iters[1]);
 
     /* The user's choice (rocker) degenerates where the rocker turns back: re-selected, same motion. */
     mb_sim *ro = make(&cl_fourbar_rocker_model, MB_FORMULATION_MATRIX_R, MB_INTEGRATOR_DOPRI5, 0, 1e-12);
