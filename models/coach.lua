@@ -6,15 +6,16 @@
 -- Degrees of freedom (16, counted as the seed counts them): 24 coordinates
 --   body_front_float (6), torsion (1), per front corner the two arms, the knuckle's ball joint (3) and the
 --   spin (12), steer (1), rear bounce and roll (2), rear spins (2)
--- minus the rank (8) of the loop equations (per front corner the upper ball joint, 3, and the tie rod, 1) = 16 with the steering actuator `steer` counted as a degree of freedom that is
--- kinematically guided; the drive row steer - delta(t) = 0 then leaves 15 free ones. The split matches the
--- seed's: 6 front body + 1 torsion + 2 front travel + 2 front spin + 2 rear bounce/roll + 2 rear spin + 1 steering.
+-- minus the rank (8) of the loop equations (per front corner the upper ball joint, 3, and the tie rod, 1) = 16,
+-- with the steering actuator `steer` counted as a degree of freedom that is kinematically guided; the drive row
+-- steer - delta(t) = 0 then leaves 15 free ones. The split matches the seed's: 6 front body + 1 torsion +
+-- 2 front travel + 2 front spin + 2 rear bounce/roll + 2 rear spin + 1 steering.
 --
--- Initial state: the design pose is the static equilibrium of a level body at rest by construction: the air
--- springs' free lengths carry the static axle loads of the sprung mass at the design lengths, and the body and
--- rear axle heights put every wheel centre at the loaded radius R - F/k of its tyre; everything moves forward at
--- 50 km/h with the wheels rolling (spin = v / loaded radius). No rolling resistance or air drag is modelled, so
--- the speed control has nothing to hold against but the tyres' slip in the manoeuvre.
+-- Initial state: the design pose is the static equilibrium of a level body at rest by construction (`--static`
+-- moves it by 0.03 mm): the air springs' free lengths carry the static loads at the design lengths, and the
+-- body and rear axle heights put every wheel centre at the loaded radius R - F/k of its tyre; everything moves
+-- forward at 50 km/h with the wheels rolling (spin = v / loaded radius). No rolling resistance or air drag is
+-- modelled, so the speed control has nothing to hold against but the tyres' slip in the manoeuvre.
 model "coach"
 description "16-DOF coach (seeds/003.md §3.3): two-part body, independent front, rigid dual-wheel rear axle, lane change at 50 km/h"
 
