@@ -78,7 +78,7 @@ do
   tap.ok(res < 1e-12, string.format("the initial configuration is assembled (max |Phi| = %.1e)", res))
   local A = matrix(true)
   local dof = n - rank(A, #A, n, 1e-10)
-  tap.is(dof, 16, string.format("DOF = %d coordinates - rank of the %d tie-rod rows = 16, steering counted", n, #A))
+  tap.is(dof, 16, string.format("DOF = %d coordinates - rank of the %d loop rows (upper ball joints, tie rods) = 16, steering counted", n, #A))
   A = matrix(false)
   tap.is(n - rank(A, #A, n, 1e-10), 15, "with the steering drive row: 15 free degrees of freedom")
 end
