@@ -146,19 +146,23 @@ int mb_static_solve(mb_static *s, double t, double *z, double *lambda, const dou
             m->constraints_dz_tw_dz(&a, k2);
             for (size_t q = 0; q < (size_t)nz * nz; ++q) s->ktw[q] += k2[q];
         }
+        if (it == 0) kscale = fmax(1, maxabs(nz * nz, s->ktw));
+        /* The constraint block is scaled by kscale (unknowns dz and dlambda / kscale, rows kscale Phi): a stiff
+         * vehicle (a coach's pitch stiffness is 2e8 N m/rad) against Phi_z entries of order 1 otherwise puts
+         * the small physical singular values of the tangent below the least-squares rank tolerance, and the
+         * truncated step is no descent direction. */
         memset(s->J, 0, (size_t)n * n * sizeof *s->J);
         for (int j = 0; j < nz; ++j)
             for (int i = 0; i < nz; ++i) s->J[(size_t)j * n + i] = s->ktw[(size_t)j * nz + i];
         for (int j = 0; j < nz; ++j)
             for (int i = 0; i < nc; ++i) {
-                double v = s->phiz[(size_t)j * nc + i];
+                double v = kscale * s->phiz[(size_t)j * nc + i];
                 s->J[(size_t)j * n + nz + i] = v;         /* Phi_z */
                 s->J[(size_t)(nz + i) * n + j] = v;       /* Phi_z' */
             }
-        if (it == 0) kscale = fmax(1, maxabs(nz * nz, s->ktw));
         double merit = norm2(nz, s->r) + kscale * norm2(nc, s->phi);
         for (int i = 0; i < nz; ++i) s->b[i] = -s->r[i];
-        for (int i = 0; i < nc; ++i) s->b[nz + i] = -s->phi[i];
+        for (int i = 0; i < nc; ++i) s->b[nz + i] = -kscale * s->phi[i];
         int rank = 0, rc = mb_lstsq(s->ws, n, n, 1, s->J, s->b, 1e-12, &rank, err, errlen);
         if (rc) return rc;
         /* Damped step: halve until the merit decreases (at most 30 halvings). */
@@ -166,7 +170,7 @@ int mb_static_solve(mb_static *s, double t, double *z, double *lambda, const dou
         int accepted = 0;
         for (int h = 0; h < 30 && !accepted; ++h, lambda_step *= 0.5) {
             for (int i = 0; i < nz; ++i) s->zt[i] = z[i] + lambda_step * s->b[i];
-            for (int i = 0; i < nc; ++i) s->lt[i] = lam[i] + lambda_step * s->b[nz + i];
+            for (int i = 0; i < nc; ++i) s->lt[i] = lam[i] + lambda_step * kscale * s->b[nz + i];
             if (residual(s, t, s->zt, s->lt, u, p) >= 0) continue;
             double trial = norm2(nz, s->r) + kscale * norm2(nc, s->phi);
             accepted = trial <= merit || (maxabs(nz, s->r) <= s->o.force_tol * fscale && maxabs(nc, s->phi) <= s->o.phi_tol);

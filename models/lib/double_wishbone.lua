@@ -20,7 +20,8 @@
 --   D.tierod   = { chassis, upright }                    inner point (on `steering` when given) and ball joint
 --   D.spring   = { chassis, arm, stiffness, length }     arm point on the lower arm; length = free length
 --   D.shock    = { chassis, arm, damping }
--- `stiffness`/`damping` (numbers or design symbols) override D.spring.stiffness and D.shock.damping.
+-- `stiffness`/`damping` (numbers or design symbols) override D.spring.stiffness and D.shock.damping;
+-- `shock_force = function(x, v)` gives the damper a nonlinear law instead (the spring element's `force`).
 -- `steering_origin`: where the steering body's frame sits in the chassis frame at zero steering travel
 -- (default the chassis origin), so the tie rod's inner point can be put in that body's frame.
 -- At all coordinates 0 every body is at its design position (frames parallel to the chassis), so the
@@ -120,7 +121,7 @@ return function(a)
   }
   spring(name .. "_shock") {
     a = { chassis, pts.shock_chassis }, b = { lca, sub(pts.shock_arm, lca_hinge) },
-    damping = a.damping or D.shock.damping,
+    damping = a.damping or D.shock.damping, force = a.shock_force,
   }
 
   return {
