@@ -323,6 +323,10 @@ int mb_sim_set_inputs(mb_sim *s, const double *u) {
 }
 
 /* ---- stepping ---- */
+int mb_sim_assemble(mb_sim *s) {
+    return s->need_reset ? restart(s) : MB_OK;
+}
+
 int mb_sim_step(mb_sim *s, double t_out) {
     int rc = MB_OK;
     if (!isfinite(t_out) || t_out < s->t)

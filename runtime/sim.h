@@ -83,6 +83,10 @@ int mb_sim_set_inputs(mb_sim *s, const double *u);
  * reached one (the last step or output time before the failure), mb_sim_t says
  * when, and the next call restarts the integrator from there. */
 int mb_sim_step(mb_sim *s, double t_out);
+/* Carries out now what set_state, set_params and set_inputs leave to the next step: the restart that
+ * assembles a closed loop's coordinates and velocities with the current parameters, so that mb_sim_z,
+ * mb_sim_zd, the energy and the outputs show the state the integration starts from. */
+int mb_sim_assemble(mb_sim *s);
 
 double mb_sim_t(const mb_sim *s);
 const double *mb_sim_z(const mb_sim *s);    /* nz, valid until the next call that changes the state */

@@ -82,7 +82,7 @@ static int static_start(mb_sim *s, int quiet) {
         fprintf(stderr, "mbrun: error: %s\n", err);
         goto done;
     }
-    if (mb_sim_set_state(s, mb_sim_t(s), z, z + nz)) {
+    if (mb_sim_set_state(s, mb_sim_t(s), z, z + nz) || mb_sim_assemble(s)) {
         fprintf(stderr, "mbrun: error: --static: %s\n", mb_sim_errmsg(s));
         goto done;
     }
@@ -307,6 +307,8 @@ static int run(const run_args *a) {
             return 2;
         }
     }
+    /* The initial state as the integration will start from it (closed loops assembled with the --set values). */
+    if (a->nset && (rc = mb_sim_assemble(s))) goto sim_error;
     if (a->statics && (rc = static_start(s, a->quiet))) {
         mb_sim_free(s);
         return 1;
