@@ -8,8 +8,9 @@ MBGEN   := $(LUA) generator/mbgen
 LDLIBS  := -llapack -lm
 # prove's options: two jobs for the two cores (builds of one model by two tests are atomic: run/build.lua).
 PROVE_FLAGS ?= -j2
-# The default model of `make run`.
-MODEL   ?= models/double_pendulum.lua
+# The default job of `make run`: the sedan's slalom at 30 m/s from its static pose, plotted.
+MODEL    ?= models/sedan.lua
+RUN_ARGS ?= --static --plot build/run.svg
 
 RUNTIME_SRC := $(sort $(wildcard runtime/*.c))
 RUNTIME_HDR := $(wildcard runtime/*.h)

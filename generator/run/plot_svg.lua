@@ -94,9 +94,15 @@ end
 -- (-sin(yaw) a_x + cos(yaw) a_y, the accelerations by central differences of the CSV's velocities), the
 -- tyres' normal loads, and the steering (coordinates named *steer* or *rack*) beside the slip angles.
 local function vehicle_panels(data, idx, t)
+  -- The chassis: a free joint named like *chassis*_float, else *body*_float, else the first *_float (other
+  -- free joints, such as the sedan's rear knuckles hung from ground, come first in the coordinates).
+  local floats = {}
+  for _, nm in ipairs(data.names) do floats[#floats + 1] = nm:match("^z%.(.+_float)%.x$") end
   local chassis
-  for _, nm in ipairs(data.names) do
-    chassis = chassis or nm:match("^z%.(.+_float)%.x$")
+  for _, key in ipairs { "chassis", "body", "" } do
+    for _, f in ipairs(floats) do
+      if not chassis and f:find(key, 1, true) then chassis = f end
+    end
   end
   local panels = {}
   if chassis and idx["z." .. chassis .. ".y"] and idx["z." .. chassis .. ".rz"] then
