@@ -1,4 +1,5 @@
--- run/plot_svg.lua: a self-contained SVG of a run (coordinates and energy against time) from mbrun's CSV.
+-- run/plot_svg.lua: self-contained SVG plots: a run (coordinates and energy against time) from mbrun's CSV, and x-y
+-- panels with linear or log axes (the benchmarks' cost against size).
 local P = {}
 
 local W, PANEL_H, LEFT, RIGHT, TOP, GAP = 900, 300, 70, 190, 40, 70
@@ -47,44 +48,96 @@ local function ticks(lo, hi, n)
   return out
 end
 
+-- Ticks of a log axis over [lo, hi] (values, not logs): the powers of ten, with 2 and 5 times them when the
+-- range spans fewer than three decades.
+local function log_ticks(lo, hi)
+  local out = {}
+  local fine = math.log(hi / lo, 10) < 3
+  for k = math.floor(math.log(lo, 10)), math.ceil(math.log(hi, 10)) do
+    for _, m in ipairs(fine and { 1, 2, 5 } or { 1 }) do
+      local v = m * 10 ^ k
+      if v >= lo * (1 - 1e-9) and v <= hi * (1 + 1e-9) then out[#out + 1] = v end
+    end
+  end
+  return out
+end
+
 local function fmt(x) return string.format("%.4g", x) end
 local function esc(s) return (s:gsub("&", "&amp;"):gsub("<", "&lt;"):gsub(">", "&gt;")) end
 
--- One panel: series = { { name =, values = } }, drawn against t at vertical offset y0.
-local function panel(out, y0, title, t, series)
+-- An axis over the values vals, padded by pad_frac of its range: the map to [0, 1] and about nticks ticks;
+-- log = true maps log10 (values > 0).
+local function axis(vals, log, pad_frac, nticks)
   local lo, hi = math.huge, -math.huge
-  for _, s in ipairs(series) do
-    for _, v in ipairs(s.values) do lo, hi = math.min(lo, v), math.max(hi, v) end
+  for _, v in ipairs(vals) do lo, hi = math.min(lo, v), math.max(hi, v) end
+  if log then
+    assert(lo > 0, "plot_svg: a log axis needs positive values")
+    if hi / lo < 1 + 1e-9 then lo, hi = lo / 2, hi * 2 end
+    local a, b = math.log(lo, 10), math.log(hi, 10)
+    local pad = pad_frac * (b - a)
+    a, b = a - pad, b + pad
+    return function(v) return (math.log(v, 10) - a) / (b - a) end, log_ticks(10 ^ a, 10 ^ b)
   end
   if hi - lo < 1e-12 * math.max(1, math.abs(hi)) then lo, hi = lo - 0.5, hi + 0.5 end
-  local pad = 0.05 * (hi - lo)
+  local pad = pad_frac * (hi - lo)
   lo, hi = lo - pad, hi + pad
-  local t0, t1 = t[1], t[#t]
-  if t1 <= t0 then t1 = t0 + 1 end
+  return function(v) return (v - lo) / (hi - lo) end, ticks(lo, hi, nticks)
+end
+
+-- One panel at vertical offset y0: spec = { title =, xlabel =, logx =, logy =, markers =, series = { { name =,
+-- x =, values =, dash = } } } (each series has its own x).
+local function panel(out, y0, spec)
+  local series = spec.series
+  local xs, ys = {}, {}
+  for _, s in ipairs(series) do
+    for k, v in ipairs(s.values) do ys[#ys + 1] = v; xs[#xs + 1] = s.x[k] end
+  end
   local pw = W - LEFT - RIGHT
-  local function X(x) return LEFT + (x - t0) / (t1 - t0) * pw end
-  local function Y(y) return y0 + PANEL_H - (y - lo) / (hi - lo) * PANEL_H end
-  out[#out + 1] = string.format('<text x="%d" y="%d" font-size="15" font-weight="bold">%s</text>', LEFT, y0 - 12, esc(title))
+  local fx, xt = axis(xs, spec.logx, spec.logx and 0.03 or 0, 8)
+  local fy, yt = axis(ys, spec.logy, 0.05, 6)
+  local function X(x) return LEFT + fx(x) * pw end
+  local function Y(y) return y0 + PANEL_H - fy(y) * PANEL_H end
+  out[#out + 1] = string.format('<text x="%d" y="%d" font-size="15" font-weight="bold">%s</text>', LEFT, y0 - 12, esc(spec.title))
   out[#out + 1] = string.format('<rect x="%d" y="%d" width="%d" height="%d" fill="none" stroke="#444"/>', LEFT, y0, pw, PANEL_H)
-  for _, v in ipairs(ticks(lo, hi, 6)) do
+  for _, v in ipairs(yt) do
     out[#out + 1] = string.format('<line x1="%d" y1="%.2f" x2="%d" y2="%.2f" stroke="#ddd"/>', LEFT, Y(v), LEFT + pw, Y(v))
     out[#out + 1] = string.format('<text x="%d" y="%.2f" font-size="11" text-anchor="end">%s</text>', LEFT - 6, Y(v) + 4, fmt(v))
   end
-  for _, v in ipairs(ticks(t0, t1, 8)) do
+  for _, v in ipairs(xt) do
     out[#out + 1] = string.format('<line x1="%.2f" y1="%d" x2="%.2f" y2="%d" stroke="#ddd"/>', X(v), y0, X(v), y0 + PANEL_H)
     out[#out + 1] = string.format('<text x="%.2f" y="%d" font-size="11" text-anchor="middle">%s</text>', X(v), y0 + PANEL_H + 16, fmt(v))
   end
-  out[#out + 1] = string.format('<text x="%d" y="%d" font-size="12" text-anchor="middle">t [s]</text>', LEFT + pw // 2, y0 + PANEL_H + 34)
+  out[#out + 1] = string.format('<text x="%d" y="%d" font-size="12" text-anchor="middle">%s</text>', LEFT + pw // 2, y0 + PANEL_H + 34, esc(spec.xlabel or "t [s]"))
   for i, s in ipairs(series) do
     local pts = {}
-    for k, v in ipairs(s.values) do pts[k] = string.format("%.2f,%.2f", X(t[k]), Y(v)) end
+    for k, v in ipairs(s.values) do pts[k] = string.format("%.2f,%.2f", X(s.x[k]), Y(v)) end
     local color = COLORS[(i - 1) % #COLORS + 1]
-    out[#out + 1] = string.format('<polyline fill="none" stroke="%s" stroke-width="1.5" points="%s"/>', color, table.concat(pts, " "))
+    local dash = s.dash and string.format(' stroke-dasharray="%s"', s.dash) or ""
+    out[#out + 1] = string.format('<polyline fill="none" stroke="%s" stroke-width="1.5"%s points="%s"/>', color, dash, table.concat(pts, " "))
+    if spec.markers then
+      for k, v in ipairs(s.values) do
+        out[#out + 1] = string.format('<circle cx="%.2f" cy="%.2f" r="2.5" fill="%s"/>', X(s.x[k]), Y(v), color)
+      end
+    end
     local ly = y0 + 14 + (i - 1) * 18
-    out[#out + 1] = string.format('<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="%s" stroke-width="3"/>', W - RIGHT + 12, ly - 4, W - RIGHT + 32, ly - 4, color)
+    out[#out + 1] = string.format('<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="%s" stroke-width="3"%s/>', W - RIGHT + 12, ly - 4, W - RIGHT + 32, ly - 4, color, dash)
     out[#out + 1] = string.format('<text x="%d" y="%d" font-size="12">%s</text>', W - RIGHT + 38, ly, esc(s.name))
   end
 end
+
+-- The SVG of stacked panels (see panel for a spec).
+local function document(title, panels)
+  local H = TOP + #panels * (PANEL_H + GAP + 20)
+  local out = { string.format('<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif">', W, H, W, H),
+    string.format('<rect width="%d" height="%d" fill="white"/>', W, H),
+    string.format('<text x="%d" y="22" font-size="17">%s</text>', LEFT, esc(title)) }
+  for i, spec in ipairs(panels) do panel(out, TOP + 30 + (i - 1) * (PANEL_H + GAP + 20), spec) end
+  out[#out + 1] = "</svg>"
+  return table.concat(out, "\n") .. "\n"
+end
+
+-- Any x-y data: panels = { spec, ... } as panel takes them; logx / logy draw log10 axes (positive values only).
+function P.xy_svg(title, panels) return document(title, panels) end
 
 -- The SVG text: coordinates in the first panel, kinetic, potential and total energy in the second.
 function P.svg(data, title)
@@ -99,15 +152,13 @@ function P.svg(data, title)
   for _, nm in ipairs { "kinetic", "potential", "energy" } do
     if idx[nm] then energy[#energy + 1] = { name = nm == "energy" and "total" or nm, values = data.cols[idx[nm]] } end
   end
-  local panels = { { "Coordinates", coords } }
-  if #energy > 0 then panels[2] = { "Energy [J]", energy } end
-  local H = TOP + #panels * (PANEL_H + GAP + 20)
-  local out = { string.format('<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif">', W, H, W, H),
-    string.format('<rect width="%d" height="%d" fill="white"/>', W, H),
-    string.format('<text x="%d" y="22" font-size="17">%s</text>', LEFT, esc(title)) }
-  for i, pnl in ipairs(panels) do panel(out, TOP + 30 + (i - 1) * (PANEL_H + GAP + 20), pnl[1], t, pnl[2]) end
-  out[#out + 1] = "</svg>"
-  return table.concat(out, "\n") .. "\n"
+  local function spec(name, series)
+    for _, x in ipairs(series) do x.x = t end
+    return { title = name, series = series }
+  end
+  local panels = { spec("Coordinates", coords) }
+  if #energy > 0 then panels[2] = spec("Energy [J]", energy) end
+  return document(title, panels)
 end
 
 return P
