@@ -84,8 +84,8 @@ local function axis(vals, log, pad_frac, nticks)
   return function(v) return (v - lo) / (hi - lo) end, ticks(lo, hi, nticks)
 end
 
--- One panel at vertical offset y0: spec = { title =, xlabel =, logx =, logy =, markers =, series = { { name =,
--- x =, values =, dash = } } } (each series has its own x).
+-- One panel at vertical offset y0: spec = { title =, xlabel =, logx =, logy =, markers =, xticks =, series = { { name =,
+-- x =, values =, dash = } } } (each series has its own x; xticks, if given, replaces the automatic x ticks).
 local function panel(out, y0, spec)
   local series = spec.series
   local xs, ys = {}, {}
@@ -94,6 +94,7 @@ local function panel(out, y0, spec)
   end
   local pw = W - LEFT - RIGHT
   local fx, xt = axis(xs, spec.logx, spec.logx and 0.03 or 0, 8)
+  xt = spec.xticks or xt
   local fy, yt = axis(ys, spec.logy, 0.05, 6)
   local function X(x) return LEFT + fx(x) * pw end
   local function Y(y) return y0 + PANEL_H - fy(y) * PANEL_H end

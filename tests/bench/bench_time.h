@@ -45,7 +45,8 @@ static int bench_cmp(const void *a, const void *b)
         }                                                                   \
         double ts_[15]; long reps_ = 1;                                     \
         for (;;) { double t0_ = bench_now(); for (long r_ = 0; r_ < reps_; ++r_) { body; } \
-                   if (bench_now() - t0_ > 2e6) break; reps_ *= 2; }        \
+                   if (bench_now() - t0_ > 2e6) break;                      \
+                   reps_ *= 2; }                                            \
         for (int b_ = 0; b_ < 15; ++b_) { double t0_ = bench_now();         \
             for (long r_ = 0; r_ < reps_; ++r_) { body; }                   \
             ts_[b_] = (bench_now() - t0_) / reps_; }                        \

@@ -79,7 +79,7 @@ for _, x in ipairs(rows) do
     r.jac_ns, r.cd_jac_ns, r.cd_jac_ns / r.jac_ns, r.tangent_ns, x.ops.inverse_dynamics or 0, x.ops.inverse_dynamics_dz or 0,
     x.ops.inverse_dynamics_dzd or 0, x.fused, x.ops.inverse_dynamics_tangent or 0, x.per_entry, x.tangent_entry, x.gen, x.cc, x.kb)
 end
--- The raw numbers (ns, callgrind instructions per call, operations) for peers_scaling.lua.
+-- The raw numbers (ns, callgrind instructions per call, operations) for scaling.lua.
 local data = {}
 for _, x in ipairs(rows) do
   local r, ic, o = x.r, x.ic, x.ops

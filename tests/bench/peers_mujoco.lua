@@ -56,7 +56,7 @@ for _, x in ipairs(rows) do
   L[#L + 1] = string.format("| %s | %s | %s | %s | %s |", x.label, ratio(r.mj_mass_ns, r.mass_ns), ratio(r.mj_id_ns, r.id_ns),
     ratio(r.mj_fd_ns, r.fd_ns), ratio(r.mj_transition_fd_ns, r.fd_deriv_ns))
 end
--- Instructions per call (callgrind, BENCH_COUNT_REPS calls after a warm-up) and the raw numbers for peers_scaling.lua.
+-- Instructions per call (callgrind, BENCH_COUNT_REPS calls after a warm-up) and the raw numbers for scaling.lua.
 local FNS = { { "mass", "mass", "j_mass", "t_mass", "mj_mass_ns", "mass_ns" },
   { "inverse_dynamics", "inverse_dynamics", "j_id", "t_id", "mj_id_ns", "id_ns" },
   { "forward_dynamics", "forward_dynamics", "j_fd", "t_fd", "mj_fd_ns", "fd_ns" },
