@@ -88,8 +88,20 @@ asan-run: $(CTEST_BIN)
 generate: deps
 	@for m in $(MODELS); do echo "mbgen generate $$m"; $(MBGEN) generate $$m -o generated || exit 1; done
 
+# Every tests/bench/*.sh in order; the wall time of each and of the whole run goes to tests/bench/results/bench_wall.md.
+BENCH_WALL := tests/bench/results/bench_wall.md
 bench: deps peer-deps $(RUNTIME_LIB)
-	@fail=0; for b in tests/bench/*.sh; do echo "== $$b"; bash "$$b" || { echo "FAILED: $$b"; fail=1; }; done; exit $$fail
+	@fail=0; t0=$$(date +%s); load0=$$(cut -d' ' -f1-3 /proc/loadavg); rows=""; \
+	for b in tests/bench/*.sh; do \
+	  echo "== $$b"; s=$$(date +%s); st=ok; bash "$$b" || { echo "FAILED: $$b"; fail=1; st=FAILED; }; \
+	  rows="$$rows| $$b | $$(( $$(date +%s) - s )) | $$st |\n"; \
+	done; \
+	{ echo "# Wall time of make bench"; echo; \
+	  echo "Machine: $$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $$(nproc) cores shared with other users;" \
+	    "load average $$load0 at the start, $$(cut -d' ' -f1-3 /proc/loadavg) at the end; $$(date -u +%Y-%m-%d)."; echo; \
+	  echo "| script | wall s | status |"; echo "|---|---|---|"; printf "$$rows"; \
+	  echo "| **total** | **$$(( $$(date +%s) - t0 ))** | |"; } > $(BENCH_WALL); \
+	cat $(BENCH_WALL); exit $$fail
 
 clean:
 	rm -rf $(BUILD) build-asan
