@@ -91,8 +91,27 @@ asan-run: $(CTEST_BIN)
 generate: deps
 	@for m in $(MODELS); do echo "mbgen generate $$m"; $(MBGEN) generate $$m -o generated || exit 1; done
 
+# Every tests/bench/*.sh in order (or BENCH_SCRIPTS); the wall and CPU (user + sys) time of each and of the whole
+# run go to tests/bench/results/bench_wall.md. On a machine others load, CPU time is what the run would take alone.
+BENCH_SCRIPTS ?= $(sort $(wildcard tests/bench/*.sh))
+BENCH_WALL := tests/bench/results/bench_wall.md
+# Seconds of CPU of the shell's children, from the second line of `times` written to a file.
+CHILD_CPU = awk 'NR == 2 { split($$1, a, "m"); split($$2, b, "m"); printf "%d", a[1] * 60 + a[2] + b[1] * 60 + b[2] }'
 bench: deps peer-deps $(RUNTIME_LIB)
-	@fail=0; for b in tests/bench/*.sh; do echo "== $$b"; bash "$$b" || { echo "FAILED: $$b"; fail=1; }; done; exit $$fail
+	@fail=0; t0=$$(date +%s); load0=$$(cut -d' ' -f1-3 /proc/loadavg); rows=""; tf=$$(mktemp); \
+	for b in $(BENCH_SCRIPTS); do \
+	  echo "== $$b"; s=$$(date +%s); times > $$tf; c0=$$($(CHILD_CPU) $$tf); st=ok; \
+	  bash "$$b" || { echo "FAILED: $$b"; fail=1; st=FAILED; }; \
+	  times > $$tf; c1=$$($(CHILD_CPU) $$tf); \
+	  rows="$$rows| $$b | $$(( $$(date +%s) - s )) | $$(( c1 - c0 )) | $$st |\n"; \
+	done; \
+	{ echo "# Wall time of make bench"; echo; \
+	  echo "Machine: $$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $$(nproc) cores shared with other users;" \
+	    "load average $$load0 at the start, $$(cut -d' ' -f1-3 /proc/loadavg) at the end; $$(date -u +%Y-%m-%d)." \
+	    "The benchmarks run one process at a time, so their CPU seconds are about the wall time on an idle machine."; echo; \
+	  echo "| script | wall s | CPU s (user + sys) | status |"; echo "|---|---|---|---|"; printf "$$rows"; \
+	  times > $$tf; echo "| **total** | **$$(( $$(date +%s) - t0 ))** | **$$($(CHILD_CPU) $$tf)** | |"; } > $(BENCH_WALL); \
+	rm -f $$tf; cat $(BENCH_WALL); exit $$fail
 
 clean:
 	rm -rf $(BUILD) build-asan

@@ -6,6 +6,9 @@ local H = dofile(root .. "tests/lib/harness.lua")
 local RX = require "ref_export"
 local C = require "sym.emit_c"
 local TF = require "dynamics.tree_functions"
+package.path = root .. "tests/bench/?.lua;" .. package.path
+local CG = require "callgrind"
+local BD = require "bench_data"
 
 -- The functions the benchmark times; the rest of a model would only lengthen the compile.
 local FUNCTIONS = { "mass", "inverse_dynamics", "inverse_dynamics_dz", "inverse_dynamics_dzd",
@@ -55,9 +58,11 @@ for _, n in ipairs(sizes) do
   if not ok then io.stderr:write(out); os.exit(1) end
   local _, res = H.sh("'" .. dir .. "/bench'")
   local r = H.keyvals(res)
+  local ic, why = CG.count(H, dir, "./bench")
+  if not ic then io.stderr:write("dyn_chain: no instruction counts: " .. why .. "\n"); ic = {} end
   local csize = #(H.read(dir .. "/" .. name .. ".c") or "")
   rows[#rows + 1] = {
-    n = n, gen = gen_s, cc = cc1 - cc0, kb = csize / 1024, r = r, ops = ops, fused = fused,
+    n = n, gen = gen_s, cc = cc1 - cc0, kb = csize / 1024, r = r, ic = ic, ops = ops, fused = fused,
     per_entry = (fused - ops.inverse_dynamics) / (2 * n * n),
     tangent_entry = (ops.inverse_dynamics_tangent - ops.inverse_dynamics) / (n * n),
   }
@@ -74,12 +79,27 @@ for _, x in ipairs(rows) do
     r.jac_ns, r.cd_jac_ns, r.cd_jac_ns / r.jac_ns, r.tangent_ns, x.ops.inverse_dynamics or 0, x.ops.inverse_dynamics_dz or 0,
     x.ops.inverse_dynamics_dzd or 0, x.fused, x.ops.inverse_dynamics_tangent or 0, x.per_entry, x.tangent_entry, x.gen, x.cc, x.kb)
 end
-local _, cpu = H.sh("grep -m1 'model name' /proc/cpuinfo | cut -d: -f2")
-local text = "# Open-tree functions of models/chain.lua\n\nMachine:" .. cpu ..
+-- The raw numbers (ns, callgrind instructions per call, operations) for scaling.lua.
+local data = {}
+for _, x in ipairs(rows) do
+  local r, ic, o = x.r, x.ic, x.ops
+  local jac_ops = o.inverse_dynamics_dz and o.inverse_dynamics_dzd and o.inverse_dynamics_dz + o.inverse_dynamics_dzd
+  for _, d in ipairs {
+    { "mass", "mbgen", r.mass_ns, ic.t_mass, o.mass }, { "mass", "textbook", r.ref_mass_ns, ic.r_mass },
+    { "inverse_dynamics", "mbgen", r.id_ns, ic.t_id, o.inverse_dynamics }, { "inverse_dynamics", "textbook", r.ref_id_ns, ic.r_id },
+    { "forward_dynamics", "mbgen", r.fd_ns, ic.t_fd, o.forward_dynamics }, { "forward_dynamics", "textbook", r.ref_fd_ns, ic.r_fd },
+    { "id_jacobian", "mbgen", r.jac_ns, ic.t_jac, jac_ops }, { "id_jacobian", "central_differences", r.cd_jac_ns, ic.t_cd },
+    { "id_tangent", "mbgen", r.tangent_ns, ic.t_tan, o.inverse_dynamics_tangent } } do
+    data[#data + 1] = { model = "chain", n = x.n, fn = d[1], tool = d[2], ns = d[3], instr = d[4], ops = d[5] }
+  end
+end
+BD.write(H, root .. "tests/bench/results/dyn_chain.tsv", data)
+local text = "# Open-tree functions of models/chain.lua\n\nMachine: " .. BD.machine(H) .. ". " ..
   "Ratios > 1 mean mbgen is faster; all from one run of `make bench`. Textbook = tests/c/ref_tree.h " ..
   "(Featherstone RNEA/CRBA/ABA in body frames). Ops per Jacobian entry = (ops(ID, dz, dzd together) - ops(ID)) / 2N² " ..
   "(DERIVATIVES.md §7); tangent: (ops(tangent) - ops(ID)) / N², the fused c_z dr/dz + c_v dr/dzd + c_a M. " ..
-  "The benchmark generates only the timed functions (`mbgen generate --functions`).\n\n" ..
+  "The benchmark generates only the timed functions (`mbgen generate --functions`). Callgrind instruction counts of every " ..
+  "timed call and the raw numbers: dyn_chain.tsv.\n\n" ..
   table.concat(L, "\n") .. "\n"
 H.write(root .. "tests/bench/results/dyn_chain.md", text)
 io.write(text)

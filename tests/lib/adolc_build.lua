@@ -1,20 +1,24 @@
--- adolc_build.lua: builds tests/peers/adolc_jac.cpp for one tree (the generated file compiled twice: as C, and as
--- C++ with mb_real = adouble) and runs it; returns ok, "key value" output.
+-- adolc_build.lua: builds tests/peers/adolc_jac.cpp for one tree (the generated inverse dynamics and its Jacobians
+-- compiled as C; the inverse dynamics alone generated again into ad/ and compiled as C++ with mb_real = adouble, since
+-- ADOL-C tapes only that and g++ on the adouble Jacobians of a big model takes many minutes) and runs it; returns ok,
+-- "key value" output, and the generator's stats (of the C build).
 local M = {}
 
 -- opt: optimization flag (default -O2; the agreement test uses -O0, it needs values, not speed).
 function M.run(H, tree, dir, timing, opt)
   opt = opt or "-O2"
   local name = tree.name
-  H.generate(tree, dir, { functions = { "inverse_dynamics", "inverse_dynamics_dz", "inverse_dynamics_dzd" } })
+  local stats = H.generate(tree, dir, { functions = { "inverse_dynamics", "inverse_dynamics_dz", "inverse_dynamics_dzd" } })
+  H.generate(tree, dir .. "/ad", { functions = { "inverse_dynamics" } })
   local _, abs = H.sh("cd '" .. H.root .. "' && pwd")
   local R = abs:gsub("%s+$", "") .. "/"      -- absolute: the build runs in dir
   local cmd = string.format("cd '%s' && gcc -std=c99 %s -I'%sruntime' -I. -DMB_MODEL=%s_model -c '%stests/peers/adolc_ref.c' -o ref.o" ..
     " && gcc -std=c99 %s -I'%sruntime' -c %s.c -o model.o" ..
-    " && g++ -std=c++17 %s -w -I'%sruntime' -I. -I'%stests/bench' -DAD_MODEL_C='\"%s.c\"' -DAD_FN=%s_inverse_dynamics" ..
+    " && g++ -std=c++17 %s -w -I'%sruntime' -I. -I'%stests/bench' -DAD_MODEL_C='\"ad/%s.c\"' -DAD_FN=%s_inverse_dynamics" ..
     " -D%s_model=%s_model_ad '%stests/peers/adolc_jac.cpp' ref.o model.o -ladolc -o jac && ./jac %s",
     dir, opt, R, name, R, opt, R, name, opt, R, R, name, name, name, name, R, timing and "time" or "")
-  return H.sh(cmd)
+  local ok, out = H.sh(cmd)
+  return ok, out, stats
 end
 
 return M

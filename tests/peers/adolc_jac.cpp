@@ -17,6 +17,7 @@
 extern "C" {
 int ref_n(void);
 int ref_np(void);
+int ref_nu(void);
 const double *ref_p(void);
 void ref_residual(const double *z, const double *zd, const double *zdd, double *r);
 void ref_jacobian(const double *z, const double *zd, const double *zdd, double *J);
@@ -38,13 +39,14 @@ int main(int argc, char **argv) {
     }
     const double *p = ref_p();
     // Tape: independents z and zd; zdd and p are constants of the tape.
-    std::vector<adouble> az(n), azd(n), azdd(n), ar(n), ap(ref_np() + 1);
+    std::vector<adouble> az(n), azd(n), azdd(n), ar(n), ap(ref_np() + 1), au(ref_nu() + 1);
     trace_on(1);
     for (int i = 0; i < n; ++i) az[i] <<= x[i];          // independents in the order of x: z, then zd
     for (int i = 0; i < n; ++i) azd[i] <<= x[n + i];
     for (int i = 0; i < n; ++i) azdd[i] = zdd[i];
     for (int i = 0; i < ref_np(); ++i) ap[i] = p[i];
-    mb_args a = { adouble(0.0), az.data(), azd.data(), azdd.data(), 0, p ? ap.data() : 0, 0 };
+    for (int i = 0; i <= ref_nu(); ++i) au[i] = 0.0;     // inputs held at zero, as in adolc_ref.c
+    mb_args a = { adouble(0.0), az.data(), azd.data(), azdd.data(), au.data(), p ? ap.data() : 0, 0 };
     AD_FN(&a, ar.data());
     for (int i = 0; i < n; ++i) ar[i] >>= y[i];
     trace_off();

@@ -1,21 +1,31 @@
 /* adolc_ref.c: the double-precision side of adolc_jac.cpp: one generated model's residual and its analytic
- * Jacobian [dr/dz, dr/dzd] behind plain functions (the C++ side includes the same file with mb_real = adouble). */
+ * Jacobian [dr/dz, dr/dzd] behind plain functions (the C++ side includes the same file with mb_real = adouble).
+ * Inputs u, where the model has them (the vehicles), are held at zero. */
+#include <stdlib.h>
+
 #include "mb_model.h"
 
 extern const mb_model MB_MODEL;
 
 int ref_n(void) { return MB_MODEL.nz; }
 int ref_np(void) { return MB_MODEL.np; }
+int ref_nu(void) { return MB_MODEL.nu; }
 const double *ref_p(void) { return MB_MODEL.p_default; }
 
+static const double *zero_u(void) {
+    static double *u;
+    if (!u) u = calloc((size_t)MB_MODEL.nu + 1, sizeof *u);
+    return u;
+}
+
 void ref_residual(const double *z, const double *zd, const double *zdd, double *r) {
-    mb_args a = { 0.0, z, zd, zdd, 0, MB_MODEL.p_default, 0 };
+    mb_args a = { 0.0, z, zd, zdd, zero_u(), MB_MODEL.p_default, 0 };
     MB_MODEL.inverse_dynamics(&a, r);
 }
 
 /* J: n x 2n column-major, [dr/dz, dr/dzd]. */
 void ref_jacobian(const double *z, const double *zd, const double *zdd, double *J) {
-    mb_args a = { 0.0, z, zd, zdd, 0, MB_MODEL.p_default, 0 };
+    mb_args a = { 0.0, z, zd, zdd, zero_u(), MB_MODEL.p_default, 0 };
     MB_MODEL.inverse_dynamics_dz(&a, J);
     MB_MODEL.inverse_dynamics_dzd(&a, J + MB_MODEL.nz * MB_MODEL.nz);
 }
