@@ -34,9 +34,9 @@ trap 'rm -f "$tmp"' EXIT
       wall=$(sed -n 's/^wall time \([^ ]*\) s, real-time factor \(.*\)/\1 \2/p' "$tmp")
       read -r s f k <<< "$steps"
       read -r w r <<< "$wall"
-      us=$(echo "1e6 * $w / $f" | bc -l)
+      us=$(awk -v w="$w" -v f="$f" 'BEGIN { printf "%.6g", 1e6 * w / f }')
       printf '| %s | %s | %s | %s | %s | %.4g | %.3g | %.3g | %.4g |\n' "$m" "$spec" "$s" "$f" "$k" "$w" "$us" \
-        "$(echo "145 / $us" | bc -l)" "$r"
+        "$(awk -v u="$us" 'BEGIN { printf "%.6g", 145 / u }')" "$r"
     done
   done
 } > "$out.new"
