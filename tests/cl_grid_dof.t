@@ -9,29 +9,6 @@ local K = require "dynamics.kinematics"
 local R = require "dynamics.rnea"
 local CF = require "dynamics.constraint_functions"
 
--- Rank by Gaussian elimination with full pivoting; pivots below tol * the largest entry count as zero.
-local function rank(A, rows, cols, tol)
-  local big = 0
-  for i = 1, rows do for j = 1, cols do big = math.max(big, math.abs(A[i][j])) end end
-  local r = 0
-  for _ = 1, math.min(rows, cols) do
-    local pi, pj, pv = 0, 0, 0
-    for i = r + 1, rows do
-      for j = r + 1, cols do
-        if math.abs(A[i][j]) > pv then pi, pj, pv = i, j, math.abs(A[i][j]) end
-      end
-    end
-    if pv <= tol * big then break end
-    r = r + 1
-    A[r], A[pi] = A[pi], A[r]
-    for i = 1, rows do A[i][r], A[i][pj] = A[i][pj], A[i][r] end
-    for i = r + 1, rows do
-      local f = A[i][r] / A[r][r]
-      if f ~= 0 then for j = r, cols do A[i][j] = A[i][j] - f * A[r][j] end end
-    end
-  end
-  return r
-end
 
 for _, case in ipairs { { 1, 45 }, { 4, 135 }, { 7, 225 } } do
   local ny, nb = case[1], case[2]
@@ -56,6 +33,6 @@ for _, case in ipairs { { 1, 45 }, { 4, 135 }, { 7, 225 } } do
   local res = 0
   for _, v in ipairs(L.eval(phi, env)) do res = math.max(res, math.abs(v)) end
   tap.ok(res < 1e-9, string.format("NY = %d: the initial configuration is assembled (max |Phi| = %.1e)", ny, res))
-  tap.is(n - rank(A, nc, n, 1e-10), 15, string.format("NY = %d: n - rank(Phi_z) = 15 (n = %d, %d equations)", ny, n, nc))
+  tap.is(n - H.rank(A, nc, n, 1e-10), 15, string.format("NY = %d: n - rank(Phi_z) = 15 (n = %d, %d equations)", ny, n, nc))
 end
 tap.done_testing()

@@ -12,29 +12,6 @@ local CF = require "dynamics.constraint_functions"
 local MODEL = "models/coach.lua"
 local G, M_TOTAL, V0 = 9.81, 17048, 50 / 3.6
 
--- Rank by Gaussian elimination with full pivoting (as tests/cl_grid_dof.t).
-local function rank(A, rows, cols, tol)
-  local big = 0
-  for i = 1, rows do for j = 1, cols do big = math.max(big, math.abs(A[i][j])) end end
-  local r = 0
-  for _ = 1, math.min(rows, cols) do
-    local pi, pj, pv = 0, 0, 0
-    for i = r + 1, rows do
-      for j = r + 1, cols do
-        if math.abs(A[i][j]) > pv then pi, pj, pv = i, j, math.abs(A[i][j]) end
-      end
-    end
-    if pv <= tol * big then break end
-    r = r + 1
-    A[r], A[pi] = A[pi], A[r]
-    for i = 1, rows do A[i][r], A[i][pj] = A[i][pj], A[i][r] end
-    for i = r + 1, rows do
-      local f = A[i][r] / A[r][r]
-      if f ~= 0 then for j = r, cols do A[i][j] = A[i][j] - f * A[r][j] end end
-    end
-  end
-  return r
-end
 
 -- 1. Mass: the seed's total loaded mass, summed over the bodies of the tree.
 local tree = H.tree(H.root .. MODEL)
@@ -77,10 +54,10 @@ do
   for _, v in ipairs(L.eval(phi, env)) do res = math.max(res, math.abs(v)) end
   tap.ok(res < 1e-12, string.format("the initial configuration is assembled (max |Phi| = %.1e)", res))
   local A = matrix(true)
-  local dof = n - rank(A, #A, n, 1e-10)
+  local dof = n - H.rank(A, #A, n, 1e-10)
   tap.is(dof, 16, string.format("DOF = %d coordinates - rank of the %d loop rows (upper ball joints, tie rods) = 16, steering counted", n, #A))
   A = matrix(false)
-  tap.is(n - rank(A, #A, n, 1e-10), 15, "with the steering drive row: 15 free degrees of freedom")
+  tap.is(n - H.rank(A, #A, n, 1e-10), 15, "with the steering drive row: 15 free degrees of freedom")
 end
 
 -- Runs the model; returns ok, output.

@@ -60,4 +60,29 @@ function H.keyvals(text)
   return t
 end
 
+-- Rank of the rows x cols table A (destroyed) by Gaussian elimination with full pivoting; pivots below
+-- tol * the largest entry count as zero.
+function H.rank(A, rows, cols, tol)
+  local big = 0
+  for i = 1, rows do for j = 1, cols do big = math.max(big, math.abs(A[i][j])) end end
+  local r = 0
+  for _ = 1, math.min(rows, cols) do
+    local pi, pj, pv = 0, 0, 0
+    for i = r + 1, rows do
+      for j = r + 1, cols do
+        if math.abs(A[i][j]) > pv then pi, pj, pv = i, j, math.abs(A[i][j]) end
+      end
+    end
+    if pv <= tol * big then break end
+    r = r + 1
+    A[r], A[pi] = A[pi], A[r]
+    for i = 1, rows do A[i][r], A[i][pj] = A[i][pj], A[i][r] end
+    for i = r + 1, rows do
+      local f = A[i][r] / A[r][r]
+      if f ~= 0 then for j = r, cols do A[i][j] = A[i][j] - f * A[r][j] end end
+    end
+  end
+  return r
+end
+
 return H
