@@ -32,6 +32,11 @@ end
 ok, out = H.sh(string.format("gcc %s -I%sruntime -c %s%s/chain.c -o %s%s/chain.o", H.CFLAGS, H.root, H.root, dir, H.root, dir))
 if not tap.ok(ok, "the subset compiles with -Wall -Wextra -Werror") then tap.diag(out) end
 
+-- A model with tyres keeps its tyre names in the table but points only to the functions generated.
+ok, out = H.sh(string.format("cd %s && lua5.4 generator/mbgen generate tests/fixtures/tyre_cart.lua -o %s_tyre --functions inverse_dynamics && gcc %s -Iruntime -c %s_tyre/tyre_cart.c -o %s_tyre/tyre_cart.o",
+  H.root, dir, H.CFLAGS, dir, dir))
+if not tap.ok(ok, "a tyre model's subset (inverse_dynamics only) compiles") then tap.diag(out) end
+
 local bad_ok, bad_out = H.sh(string.format("cd %s && lua5.4 generator/mbgen generate models/chain.lua -o %s --functions mass,invers_dynamics",
   H.root, dir .. "_bad"))
 tap.ok(not bad_ok, "an unknown function name exits non-zero")

@@ -320,7 +320,8 @@ function M.generate(tree, source_text, opts)
   -- The members after the constraint sensitivities, in the struct's order (C++ builds of the file, as the
   -- ADOL-C peer test makes, need designators in declaration order).
   if #tynames > 0 then
-    T[#T + 1] = string.format("    .ntyre = %d, .tyre_names = %s, .tyres = %s_tyres,", #tynames, refs.tyre_names, name)
+    T[#T + 1] = string.format("    .ntyre = %d, .tyre_names = %s,%s", #tynames, refs.tyre_names,
+      byname.tyres and string.format(" .tyres = %s_tyres,", name) or "")
   end
   local g = tree.gravity or { 0, 0, 0 }
   T[#T + 1] = string.format("    .gravity = { %s, %s, %s },", c_number(E.const_value(g[1]) or 0),
