@@ -38,11 +38,22 @@
 #define MB_EXP exp
 #define MB_LOG log
 #define MB_TANH tanh
+/* The piecewise functions may be given by a build whose mb_real is an AD type (tests/peers/adolc_jac.cpp). */
+#ifndef MB_ATAN2
 #define MB_ATAN2 atan2
+#endif
+#ifndef MB_ABS
 #define MB_ABS fabs
+#endif
+#ifndef MB_MIN
 #define MB_MIN(a, b) ((a) <= (b) ? (a) : (b))
+#endif
+#ifndef MB_MAX
 #define MB_MAX(a, b) ((a) >= (b) ? (a) : (b))
+#endif
+#ifndef MB_SELECT
 #define MB_SELECT(c, a, b) ((c) > 0 ? (a) : (b))
+#endif
 #endif
 
 typedef MB_REAL mb_real;
