@@ -21,13 +21,6 @@ function T.magic(x, p)
   return E.mul(p.D, E.sin(E.mul(p.C, atan(inner))))
 end
 
--- Longitudinal slip kappa = -(vx - omega R) / |vx| and slip angle tan(alpha) = -vy / |vx| (SAE-like,
--- Pacejka sign convention), both with the smoothed |vx|.
-function T.slips(vx, vy, omega_r, eps)
-  local ax = T.smooth_abs(vx, eps)
-  return E.div(E.sub(omega_r, vx), ax), E.div(E.neg(vy), ax)
-end
-
 -- Combined slip by the friction-ellipse scaling of the theoretical slips sigma_x = kappa/(1+kappa),
 -- sigma_y = tan(alpha)/(1+kappa) (Pacejka 2006 §4.3.2): Fx = Fx0(sigma) sigma_x/sigma,
 -- Fy = Fy0(sigma) sigma_y/sigma with sigma smoothed at 0. px, py: Magic Formula parameters whose D is the
