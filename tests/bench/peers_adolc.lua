@@ -8,6 +8,7 @@ local AB = require "adolc_build"
 package.path = root .. "tests/bench/?.lua;" .. package.path
 local CG = require "callgrind"
 local BD = require "bench_data"
+local P = require "parallel"
 
 if not H.read("/usr/include/adolc/adolc.h") then
   io.stderr:write("peers_adolc: libadolc-dev is not installed (make peer-deps installs it as root); skipped\n")
@@ -23,7 +24,7 @@ end
 -- The vehicles (seeds/003.md's sedan and coach) are timed when their model files exist; a problem with one of
 -- them is a note in the table, not a failed benchmark.
 local notes = {}
-for _, v in ipairs { "sedan", "coach" } do
+for v in (os.getenv("VEHICLES") or "sedan coach"):gmatch("%w+") do
   if H.read(root .. "models/" .. v .. ".lua") then
     cases[#cases + 1] = { label = v, model = v, set = {}, name = v, optional = true }
   else
@@ -31,15 +32,27 @@ for _, v in ipairs { "sedan", "coach" } do
     io.stderr:write("peers_adolc: " .. notes[#notes] .. "\n")
   end
 end
-local rows = {}
+-- Generated one after another, built one per core at a time, then timed alone.
+local builds, weights, built = {}, {}, {}
 for _, c in ipairs(cases) do
-  local dir = root .. "build/bench/peers_adolc/" .. c.name
+  c.dir = root .. "build/bench/peers_adolc/" .. c.name
   local okt, tree = pcall(H.tree, root .. "models/" .. c.model .. ".lua", c.set)
-  local ok, out, stats = false, okt and "" or (type(tree) == "table" and tostring(tree.message) or tostring(tree)), nil
   if okt then
     tree.name = c.name
-    ok, out, stats = AB.run(H, tree, dir, true)
+    local cmd
+    cmd, c.stats = AB.build_command(H, tree, c.dir)
+    builds[#builds + 1], weights[#builds + 1], built[#builds + 1] = cmd, #(H.read(c.dir .. "/" .. c.name .. ".c") or ""), c
+  else
+    c.failed = type(tree) == "table" and tostring(tree.message) or tostring(tree)
   end
+end
+for k, b in ipairs(P.run(H, builds, root .. "build/bench/peers_adolc/jobs", weights)) do
+  if not b.ok then built[k].failed = b.out end
+end
+local rows = {}
+for _, c in ipairs(cases) do
+  local ok, out = not c.failed, c.failed
+  if ok then ok, out = H.sh("cd '" .. c.dir .. "' && ./jac time") end
   local r = ok and H.keyvals(out) or {}
   if ok then
     for _, k in ipairs { "forward_rel", "reverse_rel", "sparse_rel" } do
@@ -52,10 +65,10 @@ for _, c in ipairs(cases) do
     io.stderr:write("peers_adolc: " .. c.label .. " failed:\n" .. out .. "\n")
   else
     local ops = 0
-    for _, st in ipairs(stats) do
+    for _, st in ipairs(c.stats) do
       if st.name:match("_dzd?$") then ops = ops + st.ops.add + st.ops.mul + st.ops.div end
     end
-    local ic, why = CG.count(H, dir, "./jac", "time")
+    local ic, why = CG.count(H, c.dir, "./jac", "time")
     if not ic then io.stderr:write("peers_adolc: no instruction counts: " .. why .. "\n"); ic = {} end
     rows[#rows + 1] = { label = c.label, model = c.model, r = r, ic = ic, ops = ops }
     io.stderr:write(c.label .. " done\n")

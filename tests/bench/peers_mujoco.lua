@@ -7,13 +7,14 @@ local X = require "mjcf_export"
 package.path = root .. "tests/bench/?.lua;" .. package.path
 local CG = require "callgrind"
 local BD = require "bench_data"
+local P = require "parallel"
 
 if not H.read("/usr/include/mujoco/mujoco.h") then
   io.stderr:write("peers_mujoco: libmujoco-dev is not installed (make peer-deps installs it as root); skipped\n")
   os.exit(0)
 end
 local sizes = {}
-for s in (os.getenv("BENCH_N") or "2 4 8 16 24 32 48 64"):gmatch("%d+") do sizes[#sizes + 1] = tonumber(s) end
+for s in (os.getenv("BENCH_N") or "2 4 8 16 24 32 64"):gmatch("%d+") do sizes[#sizes + 1] = tonumber(s) end
 -- The forward-dynamics derivatives of the big chains take minutes of gcc; they are timed up to DERIV_MAX.
 local DERIV_MAX = tonumber(os.getenv("DERIV_MAX") or 24)
 local tmp = root .. "build/bench/peers_mujoco"
@@ -24,27 +25,36 @@ local cases = {}
 for _, n in ipairs(sizes) do cases[#cases + 1] = { label = "chain N=" .. n, model = "chain", set = { N = n }, name = "chain" .. n } end
 cases[#cases + 1] = { label = "tree (7 bodies)", model = "tree", set = {}, name = "tree7" }
 
-local rows = {}
+-- Generated one after another, compiled one per core at a time, then timed alone.
+local builds, weights = {}, {}
 for _, c in ipairs(cases) do
   local tree = H.tree(root .. "models/" .. c.model .. ".lua", c.set)
   tree.name = c.name
-  local n = #tree.bodies
-  local deriv = n <= DERIV_MAX
+  c.n = #tree.bodies
+  local deriv = c.n <= DERIV_MAX
   local fns = { "mass", "inverse_dynamics", "forward_dynamics" }
   if deriv then fns[#fns + 1] = "forward_dynamics_dz"; fns[#fns + 1] = "forward_dynamics_dzd" end
-  local dir = tmp .. "/" .. c.name
-  local ops = {}
-  for _, st in ipairs(H.generate(tree, dir, { functions = fns })) do
-    ops[st.name:gsub("^" .. c.name .. "_", "")] = st.ops.add + st.ops.mul + st.ops.div
+  c.dir = tmp .. "/" .. c.name
+  c.ops = {}
+  for _, st in ipairs(H.generate(tree, c.dir, { functions = fns })) do
+    c.ops[st.name:gsub("^" .. c.name .. "_", "")] = st.ops.add + st.ops.mul + st.ops.div
   end
-  H.write(dir .. "/model.xml", X.export(tree, { p = {} }))
-  local ok, out = H.sh(string.format("gcc -std=c99 -O2 -I'%sruntime' -I'%s' -I'%stests/bench' -DMB_MODEL=%s_model %s " ..
-    "'%stests/peers/mj_bench.c' '%s/%s.c' -lmujoco -lm -o '%s/bench' && '%s/bench' '%s/model.xml'", root, dir, root,
-    c.name, deriv and "-DWITH_DERIVATIVES" or "", root, dir, c.name, dir, dir, dir))
+  H.write(c.dir .. "/model.xml", X.export(tree, { p = {} }))
+  builds[#builds + 1] = string.format("gcc -std=c99 -O2 -I'%sruntime' -I'%s' -I'%stests/bench' -DMB_MODEL=%s_model %s " ..
+    "'%stests/peers/mj_bench.c' '%s/%s.c' -lmujoco -lm -o '%s/bench'", root, c.dir, root, c.name,
+    deriv and "-DWITH_DERIVATIVES" or "", root, c.dir, c.name, c.dir)
+  weights[#builds] = #(H.read(c.dir .. "/" .. c.name .. ".c") or "")
+end
+for _, b in ipairs(P.run(H, builds, tmp .. "/jobs", weights)) do
+  if not b.ok then io.stderr:write(b.out); os.exit(1) end
+end
+local rows = {}
+for _, c in ipairs(cases) do
+  local ok, out = H.sh(string.format("'%s/bench' '%s/model.xml'", c.dir, c.dir))
   if not ok then io.stderr:write(out); os.exit(1) end
-  local ic, why = CG.count(H, dir, "./bench", "model.xml")
+  local ic, why = CG.count(H, c.dir, "./bench", "model.xml")
   if not ic then io.stderr:write("peers_mujoco: no instruction counts: " .. why .. "\n"); ic = {} end
-  rows[#rows + 1] = { label = c.label, model = c.model, n = n, r = H.keyvals(out), ic = ic, ops = ops }
+  rows[#rows + 1] = { label = c.label, model = c.model, n = c.n, r = H.keyvals(out), ic = ic, ops = c.ops }
   io.stderr:write(c.label .. " done\n")
 end
 

@@ -7,13 +7,14 @@ local SX = require "simbody_export"
 package.path = root .. "tests/bench/?.lua;" .. package.path
 local CG = require "callgrind"
 local BD = require "bench_data"
+local P = require "parallel"
 
 if not H.read("/usr/include/simbody/Simbody.h") then
   io.stderr:write("peers_simbody: libsimbody-dev is not installed (make peer-deps installs it as root); skipped\n")
   os.exit(0)
 end
 local sizes = {}
-for s in (os.getenv("BENCH_N") or "2 4 8 16 24 32 48 64"):gmatch("%d+") do sizes[#sizes + 1] = tonumber(s) end
+for s in (os.getenv("BENCH_N") or "2 4 8 16 24 32 64"):gmatch("%d+") do sizes[#sizes + 1] = tonumber(s) end
 local _, abs = H.sh("cd '" .. root .. "' && pwd")
 local R = abs:gsub("%s+$", "") .. "/"
 local tmp = R .. "build/bench/peers_simbody"
@@ -22,35 +23,47 @@ H.mkdir(root .. "tests/bench/results")
 
 -- Every model is generated under the name "peer", so Simbody's side and the driver are compiled once.
 local SB = "-I/usr/include/simbody -I'" .. R .. "tests/peers' -I'" .. R .. "tests/bench' -I'" .. R .. "runtime'"
-local ok, out = H.sh(string.format("cd '%s' && g++ -O2 -w %s -c '%stests/peers/sb_model.cpp' -o sb_model.o && " ..
-  "g++ -O2 -w %s -DMB_MODEL=peer_model -c '%stests/peers/sb_bench.cpp' -o sb_bench.o", tmp, SB, R, SB, R))
-if not ok then io.stderr:write(out); os.exit(1) end
+for _, b in ipairs(P.run(H, {
+    string.format("cd '%s' && g++ -O2 -w %s -c '%stests/peers/sb_model.cpp' -o sb_model.o", tmp, SB, R),
+    string.format("cd '%s' && g++ -O2 -w %s -DMB_MODEL=peer_model -c '%stests/peers/sb_bench.cpp' -o sb_bench.o", tmp, SB, R) },
+    tmp .. "/jobs-driver")) do
+  if not b.ok then io.stderr:write(b.out); os.exit(1) end
+end
 
 local cases = {}
 for _, n in ipairs(sizes) do cases[#cases + 1] = { label = "chain N=" .. n, model = "chain", set = { N = n }, dir = "chain" .. n } end
 cases[#cases + 1] = { label = "tree (7 bodies)", model = "tree", set = {}, dir = "tree7" }
 
-local rows = {}
+-- Generated one after another, compiled one per core at a time, then checked and timed alone.
+local builds, weights = {}, {}
 for _, c in ipairs(cases) do
   local tree = H.tree(root .. "models/" .. c.model .. ".lua", c.set)
   tree.name = "peer"
   local desc = assert(SX.export(tree))
-  local dir = tmp .. "/" .. c.dir
-  local ops = {}
-  for _, st in ipairs(H.generate(tree, dir, { functions = { "mass", "inverse_dynamics", "forward_dynamics" } })) do
-    ops[st.name:gsub("^peer_", "")] = st.ops.add + st.ops.mul + st.ops.div
+  c.dir = tmp .. "/" .. c.dir
+  c.ops = {}
+  for _, st in ipairs(H.generate(tree, c.dir, { functions = { "mass", "inverse_dynamics", "forward_dynamics" } })) do
+    c.ops[st.name:gsub("^peer_", "")] = st.ops.add + st.ops.mul + st.ops.div
   end
-  H.write(dir .. "/model.txt", desc)
-  local ok2, res = H.sh(string.format("cd '%s' && gcc -std=c99 -O2 -I'%sruntime' -c peer.c -o peer.o && g++ ../sb_bench.o " ..
-    "../sb_model.o peer.o -lSimTKsimbody -lSimTKmath -lSimTKcommon -lm -o bench && ./bench model.txt", dir, R))
+  H.write(c.dir .. "/model.txt", desc)
+  builds[#builds + 1] = string.format("cd '%s' && gcc -std=c99 -O2 -I'%sruntime' -c peer.c -o peer.o && g++ ../sb_bench.o " ..
+    "../sb_model.o peer.o -lSimTKsimbody -lSimTKmath -lSimTKcommon -lm -o bench", c.dir, R)
+  weights[#builds] = #(H.read(c.dir .. "/peer.c") or "")
+end
+for _, b in ipairs(P.run(H, builds, tmp .. "/jobs", weights)) do
+  if not b.ok then io.stderr:write(b.out); os.exit(1) end
+end
+local rows = {}
+for _, c in ipairs(cases) do
+  local ok2, res = H.sh(string.format("cd '%s' && ./bench model.txt", c.dir))
   if not ok2 then io.stderr:write(res); os.exit(1) end
   local r = H.keyvals(res)
   for _, k in ipairs { "mass_rel", "id_rel", "fd_rel" } do
     if not (r[k] and r[k] < 1e-10) then io.stderr:write(c.label .. ": Simbody disagrees: " .. k .. " " .. tostring(r[k]) .. "\n"); os.exit(1) end
   end
-  local ic, why = CG.count(H, dir, "./bench", "model.txt")
+  local ic, why = CG.count(H, c.dir, "./bench", "model.txt")
   if not ic then io.stderr:write("peers_simbody: no instruction counts: " .. why .. "\n"); ic = {} end
-  rows[#rows + 1] = { label = c.label, model = c.model, n = r.n, r = r, ic = ic, ops = ops }
+  rows[#rows + 1] = { label = c.label, model = c.model, n = r.n, r = r, ic = ic, ops = c.ops }
   io.stderr:write(c.label .. " done\n")
 end
 

@@ -4,8 +4,9 @@
 -- "key value" output, and the generator's stats (of the C build).
 local M = {}
 
--- opt: optimization flag (default -O2; the agreement test uses -O0, it needs values, not speed).
-function M.run(H, tree, dir, timing, opt)
+-- The shell command that builds dir/jac, and the generator's stats of the C build. opt: optimization flag
+-- (default -O2; the agreement test uses -O0, it needs values, not speed).
+function M.build_command(H, tree, dir, opt)
   opt = opt or "-O2"
   local name = tree.name
   local stats = H.generate(tree, dir, { functions = { "inverse_dynamics", "inverse_dynamics_dz", "inverse_dynamics_dzd" } })
@@ -15,9 +16,16 @@ function M.run(H, tree, dir, timing, opt)
   local cmd = string.format("cd '%s' && gcc -std=c99 %s -I'%sruntime' -I. -DMB_MODEL=%s_model -c '%stests/peers/adolc_ref.c' -o ref.o" ..
     " && gcc -std=c99 %s -I'%sruntime' -c %s.c -o model.o" ..
     " && g++ -std=c++17 %s -w -I'%sruntime' -I. -I'%stests/bench' -DAD_MODEL_C='\"ad/%s.c\"' -DAD_FN=%s_inverse_dynamics" ..
-    " -D%s_model=%s_model_ad '%stests/peers/adolc_jac.cpp' ref.o model.o -ladolc -o jac && ./jac %s",
-    dir, opt, R, name, R, opt, R, name, opt, R, R, name, name, name, name, R, timing and "time" or "")
-  local ok, out = H.sh(cmd)
+    " -D%s_model=%s_model_ad '%stests/peers/adolc_jac.cpp' ref.o model.o -ladolc -o jac",
+    dir, opt, R, name, R, opt, R, name, opt, R, R, name, name, name, name, R)
+  return cmd, stats
+end
+
+-- Builds and runs dir/jac (with "time": it also times every Jacobian); returns ok, its "key value" output, and
+-- the generator's stats.
+function M.run(H, tree, dir, timing, opt)
+  local cmd, stats = M.build_command(H, tree, dir, opt)
+  local ok, out = H.sh(cmd .. " && ./jac" .. (timing and " time" or ""))
   return ok, out, stats
 end
 
