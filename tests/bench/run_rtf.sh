@@ -8,7 +8,8 @@ out=tests/bench/results/run_rtf.md
 mkdir -p tests/bench/results
 tmp=$(mktemp)
 trap 'rm -f "$tmp"' EXIT
-# Both sizes built first, one per core at a time; the timed runs below reuse the builds and run alone.
+# Both sizes built first, one per core at a time; the timed runs below call the driver `mbgen run` built
+# (build/NAME[-settings]/mbrun, with the same options) one at a time, without generating the model again.
 printf '%s\n' 8 24 | xargs -P "$(nproc)" -I{} lua5.4 generator/mbgen run models/chain.lua --set N={} --t-end 0 --cflags -O2 > /dev/null
 {
   echo "# Real-time factor of \`mbgen run\` (models/chain.lua)"
@@ -21,7 +22,7 @@ printf '%s\n' 8 24 | xargs -P "$(nproc)" -I{} lua5.4 generator/mbgen run models/
   for n in 8 24; do
     for spec in "rk4 --step 1e-3" "dopri5 --tolerance 1e-8" "trapezoidal --step 1e-3"; do
       set -- $spec
-      lua5.4 generator/mbgen run models/chain.lua --set N=$n --t-end "$T_END" --cflags -O2 --integrator $spec > "$tmp"
+      "build/chain-N=$n/mbrun" --t-end "$T_END" --integrator $spec > "$tmp"
       steps=$(sed -n 's/^steps \([0-9]*\), function evaluations \([0-9]*\), rejected [0-9]*, Newton iterations \([0-9]*\).*/\1 \2 \3/p' "$tmp")
       wall=$(sed -n 's/^wall time \([^ ]*\) s, real-time factor \(.*\)/\1 \2/p' "$tmp")
       read -r s f k <<< "$steps"

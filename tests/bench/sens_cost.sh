@@ -12,7 +12,8 @@ REPEAT=${REPEAT:-3}
 out=tests/bench/results/sens_cost.md
 tmp=$(mktemp)
 trap 'rm -f "$tmp"' EXIT
-# Every p built first, one per core at a time; the timed runs below reuse the builds and run alone.
+# Every p built first, one per core at a time; the timed runs below call the driver `mbgen sens` built
+# (build/sens/NAME-settings/mbsens, with the same options) one at a time, without generating the model again.
 printf '%s\n' $PS | xargs -P "$(nproc)" -I{} nice lua5.4 generator/mbgen sens models/chain.lua --set N=12 --set NDESIGN={} \
   --cflags -O1 --t-end 0.001 > /dev/null
 val() { awk -v k="$1" '$1 == k { print $2 }' "$2"; }
@@ -29,12 +30,13 @@ val() { awk -v k="$1" '$1 == k { print $2 }' "$2"; }
   echo "|---|---|---|---|---|---|---|---|---|---|---|"
 } >"$out.tmp"
 for p in $PS; do
-  base="models/chain.lua --set N=12 --set NDESIGN=$p --cflags -O1 --t-end $T_END --repeat $REPEAT"
-  nice lua5.4 generator/mbgen sens $base --integrator trapezoidal --fd 1e-6 >"$tmp"
+  base="--t-end $T_END --repeat $REPEAT"
+  exe="build/sens/chain-N=12-NDESIGN=$p/mbsens"
+  nice "$exe" $base --integrator trapezoidal --fd 1e-6 >"$tmp"
   ddm_t=$(val seconds "$tmp"); fd_t=$(val fd_seconds "$tmp")
-  nice lua5.4 generator/mbgen sens $base --method avm >"$tmp"
+  nice "$exe" $base --method avm >"$tmp"
   avm_t=$(val seconds "$tmp")
-  nice lua5.4 generator/mbgen sens $base --integrator rk4 >"$tmp"
+  nice "$exe" $base --integrator rk4 >"$tmp"
   rk_t=$(val seconds "$tmp")
   # fd_seconds covers 2p runs done once each.
   awk -v p="$p" -v d="$ddm_t" -v a="$avm_t" -v f="$fd_t" -v r="$rk_t" 'BEGIN {

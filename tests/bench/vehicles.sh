@@ -10,7 +10,8 @@ out=tests/bench/results/vehicles.md
 mkdir -p tests/bench/results
 tmp=$(mktemp)
 trap 'rm -f "$tmp"' EXIT
-# Every vehicle built first, one per core at a time; the timed runs below reuse the builds and run alone.
+# Every vehicle built first, one per core at a time; the timed runs below call the driver `mbgen run` built
+# (build/NAME/mbrun, with the same options) one at a time, without generating the model again.
 printf '%s\n' buggy sedan coach | xargs -P "$(nproc)" -I{} sh -c \
   '[ ! -f models/{}.lua ] || lua5.4 generator/mbgen run models/{}.lua --t-end 0 --cflags -O2 > /dev/null'
 {
@@ -29,7 +30,7 @@ printf '%s\n' buggy sedan coach | xargs -P "$(nproc)" -I{} sh -c \
     [ -f "models/$m.lua" ] || { echo "| $m | (no models/$m.lua yet) | | | | | | | |"; continue; }
     for spec in "matrix_r --integrator rk4 --step 1e-3" "matrix_r --integrator dopri5 --tolerance 1e-6" \
                 "al3 --integrator trapezoidal --step 1e-3"; do
-      if ! lua5.4 generator/mbgen run "models/$m.lua" --static --t-end "$T_END" --cflags -O2 --formulation $spec > "$tmp" 2>&1; then
+      if ! "build/$m/mbrun" --static --t-end "$T_END" --formulation $spec > "$tmp" 2>&1; then
         echo "| $m | $spec | failed: $(tail -1 "$tmp" | cut -c1-80) | | | | | | |"
         continue
       fi
