@@ -92,7 +92,7 @@ generate: deps
 	@for m in $(MODELS); do echo "mbgen generate $$m"; $(MBGEN) generate $$m -o generated || exit 1; done
 
 # Every tests/bench/*.sh in order (or BENCH_SCRIPTS); the wall and CPU (user + sys) time of each and of the whole
-# run go to tests/bench/results/bench_wall.md. On a machine others load, CPU time is what the run would take alone.
+# run go to tests/bench/results/bench_wall.md. The scripts compile on every core and time one thing at a time.
 BENCH_SCRIPTS ?= $(sort $(wildcard tests/bench/*.sh))
 BENCH_WALL := tests/bench/results/bench_wall.md
 # Seconds of CPU of the shell's children, from the second line of `times` written to a file.
@@ -108,7 +108,7 @@ bench: deps peer-deps $(RUNTIME_LIB)
 	{ echo "# Wall time of make bench"; echo; \
 	  echo "Machine: $$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $$(nproc) cores shared with other users;" \
 	    "load average $$load0 at the start, $$(cut -d' ' -f1-3 /proc/loadavg) at the end; $$(date -u +%Y-%m-%d)." \
-	    "The benchmarks run one process at a time, so their CPU seconds are about the wall time on an idle machine."; echo; \
+	    "Builds run one per core; everything timed runs alone. CPU seconds add up both cores."; echo; \
 	  echo "| script | wall s | CPU s (user + sys) | status |"; echo "|---|---|---|---|"; printf "$$rows"; \
 	  times > $$tf; echo "| **total** | **$$(( $$(date +%s) - t0 ))** | **$$($(CHILD_CPU) $$tf)** | |"; } > $(BENCH_WALL); \
 	rm -f $$tf; cat $(BENCH_WALL); exit $$fail

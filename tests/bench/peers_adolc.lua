@@ -34,6 +34,7 @@ for v in (os.getenv("VEHICLES") or "sedan coach"):gmatch("%w+") do
 end
 -- Generated one after another, built one per core at a time, then timed alone.
 local builds, weights, built = {}, {}, {}
+local g0 = H.now()
 for _, c in ipairs(cases) do
   c.dir = root .. "build/bench/peers_adolc/" .. c.name
   local okt, tree = pcall(H.tree, root .. "models/" .. c.model .. ".lua", c.set)
@@ -46,13 +47,16 @@ for _, c in ipairs(cases) do
     c.failed = type(tree) == "table" and tostring(tree.message) or tostring(tree)
   end
 end
+io.stderr:write(string.format("peers_adolc: %d models generated in %.0f s\n", #cases, H.now() - g0))
 for k, b in ipairs(P.run(H, builds, root .. "build/bench/peers_adolc/jobs", weights)) do
   if not b.ok then built[k].failed = b.out end
 end
 local rows = {}
 for _, c in ipairs(cases) do
   local ok, out = not c.failed, c.failed
+  local t0 = H.now()
   if ok then ok, out = H.sh("cd '" .. c.dir .. "' && ./jac time") end
+  local t1 = H.now()
   local r = ok and H.keyvals(out) or {}
   if ok then
     for _, k in ipairs { "forward_rel", "reverse_rel", "sparse_rel" } do
@@ -71,7 +75,7 @@ for _, c in ipairs(cases) do
     local ic, why = CG.count(H, c.dir, "./jac", "time")
     if not ic then io.stderr:write("peers_adolc: no instruction counts: " .. why .. "\n"); ic = {} end
     rows[#rows + 1] = { label = c.label, model = c.model, r = r, ic = ic, ops = ops }
-    io.stderr:write(c.label .. " done\n")
+    io.stderr:write(string.format("%s done: timed in %.0f s, counted in %.0f s\n", c.label, t1 - t0, H.now() - t1))
   end
 end
 local L = { "| model | n | Jacobian nnz / 2n² | colours | mbgen analytic ns | central differences (ratio) | ADOL-C dense forward (ratio) | dense reverse (ratio) | sparse (ratio) | residual ns |",

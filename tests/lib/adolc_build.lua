@@ -1,7 +1,7 @@
 -- adolc_build.lua: builds tests/peers/adolc_jac.cpp for one tree (the generated inverse dynamics and its Jacobians
--- compiled as C; the inverse dynamics alone generated again into ad/ and compiled as C++ with mb_real = adouble, since
--- ADOL-C tapes only that and g++ on the adouble Jacobians of a big model takes many minutes) and runs it; returns ok,
--- "key value" output, and the generator's stats (of the C build).
+-- compiled as C; the inverse dynamics alone generated again into ad/ and compiled as C++ with mb_real = adouble by
+-- adolc_tape.cpp, since ADOL-C tapes only that and g++ on the adouble Jacobians of a big model takes many minutes) and
+-- runs it; returns ok, "key value" output, and the generator's stats (of the C build).
 local M = {}
 
 -- The shell command that builds dir/jac, and the generator's stats of the C build. opt: optimization flag
@@ -13,11 +13,13 @@ function M.build_command(H, tree, dir, opt)
   H.generate(tree, dir .. "/ad", { functions = { "inverse_dynamics" } })
   local _, abs = H.sh("cd '" .. H.root .. "' && pwd")
   local R = abs:gsub("%s+$", "") .. "/"      -- absolute: the build runs in dir
+  -- The taped adouble code at -O0 (only the tape's evaluations are timed; g++ -O2 takes minutes on it).
   local cmd = string.format("cd '%s' && gcc -std=c99 %s -I'%sruntime' -I. -DMB_MODEL=%s_model -c '%stests/peers/adolc_ref.c' -o ref.o" ..
     " && gcc -std=c99 %s -I'%sruntime' -c %s.c -o model.o" ..
-    " && g++ -std=c++17 %s -w -I'%sruntime' -I. -I'%stests/bench' -DAD_MODEL_C='\"ad/%s.c\"' -DAD_FN=%s_inverse_dynamics" ..
-    " -D%s_model=%s_model_ad '%stests/peers/adolc_jac.cpp' ref.o model.o -ladolc -o jac",
-    dir, opt, R, name, R, opt, R, name, opt, R, R, name, name, name, name, R)
+    " && g++ -std=c++17 -O0 -w -I'%sruntime' -I. -DAD_MODEL_C='\"ad/%s.c\"' -DAD_FN=%s_inverse_dynamics" ..
+    " -D%s_model=%s_model_ad -c '%stests/peers/adolc_tape.cpp' -o tape.o" ..
+    " && g++ -std=c++17 %s -w -I'%stests/bench' '%stests/peers/adolc_jac.cpp' ref.o model.o tape.o -ladolc -o jac",
+    dir, opt, R, name, R, opt, R, name, R, name, name, name, name, R, opt, R, R)
   return cmd, stats
 end
 

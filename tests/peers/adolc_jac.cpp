@@ -3,28 +3,13 @@
 // directions), dense reverse (fov_reverse, n weight vectors), sparse (jac_pat, a greedy column colouring, compressed
 // fov_forward: the ADOL-C build here has no ColPack, design/FACTS.md), against mbgen's analytic derivative and
 // central differences of the generated double function. Checks agreement, then prints "key value" timings (ns).
-// Built by tests/bench/peers_adolc.lua / tests/peer_adolc.t with -DAD_MODEL_C, -DAD_FN and the table renamed.
+// Built by tests/bench/peers_adolc.lua / tests/peer_adolc.t (tests/lib/adolc_build.lua) with adolc_tape.cpp.
 #include <adolc/adolc.h>
 #include <adolc/sparse/sparsedrivers.h>
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <vector>
-
-#define MB_REAL adouble
-// The piecewise functions as ADOL-C tapes them (its fmax/fmin and condassign record the switch; a C ternary
-// on adoubles does not compile), and atan2 with a constant argument (ADOL-C has only the adouble pair).
-static inline adouble mb_ad_atan2(const adouble &y, const adouble &x) { return atan2(y, x); }
-static inline adouble mb_ad_select(const adouble &c, const adouble &a, const adouble &b) {
-    adouble r;
-    condassign(r, c, a, b);
-    return r;
-}
-#define MB_ATAN2(y, x) mb_ad_atan2(adouble(y), adouble(x))
-#define MB_MAX(a, b) fmax(adouble(a), adouble(b))
-#define MB_MIN(a, b) fmin(adouble(a), adouble(b))
-#define MB_SELECT(c, a, b) mb_ad_select(adouble(c), adouble(a), adouble(b))
-#include AD_MODEL_C
 
 extern "C" {
 int ref_n(void);
@@ -34,6 +19,7 @@ const double *ref_p(void);
 void ref_residual(const double *z, const double *zd, const double *zdd, double *r);
 void ref_jacobian(const double *z, const double *zd, const double *zdd, double *J);
 }
+void ad_tape(int n, const double *x, const double *zdd, const double *p, double *y);   // adolc_tape.cpp
 
 #define _POSIX_C_SOURCE 200809L
 extern "C" {
@@ -50,18 +36,8 @@ int main(int argc, char **argv) {
         zdd[i] = 0.5 * std::sin(0.4 * i - 1);
     }
     const double *p = ref_p();
-    // Tape: independents z and zd; zdd and p are constants of the tape.
-    std::vector<adouble> az(n), azd(n), azdd(n), ar(n), ap(ref_np() + 1), au(ref_nu() + 1);
-    trace_on(1);
-    for (int i = 0; i < n; ++i) az[i] <<= x[i];          // independents in the order of x: z, then zd
-    for (int i = 0; i < n; ++i) azd[i] <<= x[n + i];
-    for (int i = 0; i < n; ++i) azdd[i] = zdd[i];
-    for (int i = 0; i < ref_np(); ++i) ap[i] = p[i];
-    for (int i = 0; i <= ref_nu(); ++i) au[i] = 0.0;     // inputs held at zero, as in adolc_ref.c
-    mb_args a = { adouble(0.0), az.data(), azd.data(), azdd.data(), au.data(), p ? ap.data() : 0, 0 };
-    AD_FN(&a, ar.data());
-    for (int i = 0; i < n; ++i) ar[i] >>= y[i];
-    trace_off();
+    // Tape 1: independents z and zd; zdd and p are constants of the tape.
+    ad_tape(n, x.data(), zdd.data(), p, y.data());
 
     // mbgen analytic and central differences.
     std::vector<double> Jm((size_t)n * nx), Jc((size_t)n * nx), Jf((size_t)n * nx), Jr((size_t)n * nx), Js((size_t)n * nx);
