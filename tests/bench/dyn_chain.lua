@@ -63,10 +63,7 @@ for _, n in ipairs(sizes) do
 end
 local weights = {}
 for k, x in ipairs(rows) do weights[k] = x.kb end
-for k, b in ipairs(P.run(H, builds, tmp .. "/jobs", weights)) do
-  if not b.ok then io.stderr:write(b.out); os.exit(1) end
-  rows[k].cc = b.secs
-end
+for k, secs in ipairs(P.all(H, builds, tmp .. "/jobs", weights)) do rows[k].cc = secs end
 for _, x in ipairs(rows) do
   local _, res = H.sh("'" .. x.dir .. "/bench'")
   x.r = H.keyvals(res)

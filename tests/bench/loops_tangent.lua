@@ -10,26 +10,22 @@ local P = require "parallel"
 -- What al3 and its Matrix R start-up call; the rest of the model would only lengthen the compile.
 local FUNCTIONS = { "mass", "forces", "inverse_dynamics", "inverse_dynamics_dz", "inverse_dynamics_dzd", "energy",
   "constraints", "constraints_dz", "constraints_dt", "constraint_bias", "constraints_dz_tw_dz" }
--- Generated one after another, compiled one per core, then timed alone.
+-- Generated (`mbgen generate`) and compiled one per core at a time, then timed alone.
 local ok, out = H.sh(string.format("make -s -C '%s' build/libmbrt.a", root))
 if not ok then io.stderr:write(out); os.exit(1) end
-local rows, builds, weights = {}, {}, {}
+local rows, gens, builds, weights = {}, {}, {}, {}
 for ny in (os.getenv("GRID_NY") or "1 4 7"):gmatch("%d+") do
-  local tree = H.tree(root .. "models/fourbar_grid.lua", { NY = tonumber(ny) })
-  tree.name = "grid" .. ny
-  local dir = root .. "build/bench/loops_tangent/" .. tree.name
-  local g0 = H.now()
-  H.generate(tree, dir, { functions = FUNCTIONS })
-  rows[#rows + 1] = { ny = ny, dir = dir, gen = H.now() - g0 }
-  weights[#rows] = #(H.read(dir .. "/" .. tree.name .. ".c") or "")
-  builds[#builds + 1] = string.format("gcc -std=c99 -O1 -I'%sruntime' -I'%s' -DMB_MODEL=%s_model " ..
-    "'%stests/bench/loops_tangent.c' '%s/%s.c' '%sbuild/libmbrt.a' -llapack -lm -o '%s/bench'",
-    root, dir, tree.name, root, dir, tree.name, root, dir)
+  local dir = root .. "build/bench/loops_tangent/grid" .. ny
+  rows[#rows + 1] = { ny = ny, dir = dir }
+  weights[#rows] = tonumber(ny)
+  gens[#rows] = string.format("lua5.4 '%sgenerator/mbgen' generate '%smodels/fourbar_grid.lua' --set NY=%s --functions %s -o '%s'",
+    root, root, ny, table.concat(FUNCTIONS, ","), dir)
+  builds[#rows] = string.format("gcc -std=c99 -O1 -I'%sruntime' -I'%s' -DMB_MODEL=fourbar_grid_model " ..
+    "'%stests/bench/loops_tangent.c' '%s/fourbar_grid.c' '%sbuild/libmbrt.a' -llapack -lm -o '%s/bench'",
+    root, dir, root, dir, root, dir)
 end
-for k, b in ipairs(P.run(H, builds, root .. "build/bench/loops_tangent/jobs", weights)) do
-  if not b.ok then io.stderr:write(b.out); os.exit(1) end
-  rows[k].cc = b.secs
-end
+for k, secs in ipairs(P.all(H, gens, root .. "build/bench/loops_tangent/jobs-generate", weights)) do rows[k].gen = secs end
+for k, secs in ipairs(P.all(H, builds, root .. "build/bench/loops_tangent/jobs", weights)) do rows[k].cc = secs end
 for _, x in ipairs(rows) do
   ok, out = H.sh("'" .. x.dir .. "/bench'")
   if not ok then io.stderr:write(out); os.exit(1) end

@@ -46,4 +46,15 @@ function M.run(H, cmds, dir, weights)
   return res
 end
 
+-- M.run for commands that must all succeed: the first failure's output goes to stderr and the script exits 1.
+-- Returns each command's wall seconds.
+function M.all(H, cmds, dir, weights)
+  local secs = {}
+  for k, r in ipairs(M.run(H, cmds, dir, weights)) do
+    if not r.ok then io.stderr:write(r.out); os.exit(1) end
+    secs[k] = r.secs
+  end
+  return secs
+end
+
 return M

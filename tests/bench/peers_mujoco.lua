@@ -45,9 +45,7 @@ for _, c in ipairs(cases) do
     deriv and "-DWITH_DERIVATIVES" or "", root, c.dir, c.name, c.dir)
   weights[#builds] = #(H.read(c.dir .. "/" .. c.name .. ".c") or "")
 end
-for _, b in ipairs(P.run(H, builds, tmp .. "/jobs", weights)) do
-  if not b.ok then io.stderr:write(b.out); os.exit(1) end
-end
+P.all(H, builds, tmp .. "/jobs", weights)
 local rows = {}
 for _, c in ipairs(cases) do
   local ok, out = H.sh(string.format("'%s/bench' '%s/model.xml'", c.dir, c.dir))

@@ -23,12 +23,10 @@ H.mkdir(root .. "tests/bench/results")
 
 -- Every model is generated under the name "peer", so Simbody's side and the driver are compiled once.
 local SB = "-I/usr/include/simbody -I'" .. R .. "tests/peers' -I'" .. R .. "tests/bench' -I'" .. R .. "runtime'"
-for _, b in ipairs(P.run(H, {
+P.all(H, {
     string.format("cd '%s' && g++ -O2 -w %s -c '%stests/peers/sb_model.cpp' -o sb_model.o", tmp, SB, R),
     string.format("cd '%s' && g++ -O2 -w %s -DMB_MODEL=peer_model -c '%stests/peers/sb_bench.cpp' -o sb_bench.o", tmp, SB, R) },
-    tmp .. "/jobs-driver")) do
-  if not b.ok then io.stderr:write(b.out); os.exit(1) end
-end
+    tmp .. "/jobs-driver")
 
 local cases = {}
 for _, n in ipairs(sizes) do cases[#cases + 1] = { label = "chain N=" .. n, model = "chain", set = { N = n }, dir = "chain" .. n } end
@@ -50,9 +48,7 @@ for _, c in ipairs(cases) do
     "../sb_model.o peer.o -lSimTKsimbody -lSimTKmath -lSimTKcommon -lm -o bench", c.dir, R)
   weights[#builds] = #(H.read(c.dir .. "/peer.c") or "")
 end
-for _, b in ipairs(P.run(H, builds, tmp .. "/jobs", weights)) do
-  if not b.ok then io.stderr:write(b.out); os.exit(1) end
-end
+P.all(H, builds, tmp .. "/jobs", weights)
 local rows = {}
 for _, c in ipairs(cases) do
   local ok2, res = H.sh(string.format("cd '%s' && ./bench model.txt", c.dir))
