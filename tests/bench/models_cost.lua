@@ -41,7 +41,8 @@ end
 local text = "# Generation and compilation cost of every model\n\nMachine: " .. BD.machine(H) .. ", gcc 12; one run of " ..
   "`make bench` on " .. os.date("!%Y-%m-%d") .. ". All functions of each model at its default settings, one C file; " ..
   "wall seconds of `mbgen generate` and of `gcc -O1 -c` (the default of `mbgen run`), each a single process on one " ..
-  "core (they run one per core at a time, which made some big compiles up to 1.4 times slower than alone). -O2 took 1.5–1.8 times as long on the models over 200 KiB " ..
-  "(this benchmark's earlier version, same machine, 2026-11-23); dyn_chain.md times -O2 on the chain.\n\n" .. table.concat(L, "\n") .. "\n"
+  "core (they run one per core at a time, which made some big compiles up to 1.4 times slower than alone). -O2 " ..
+  "took 1.5–1.8 times as long on the models over 200 KiB (this benchmark's earlier version, same machine, " ..
+  "2026-11-23); dyn_chain.md times -O2 on the chain.\n\n" .. table.concat(L, "\n") .. "\n"
 H.write(root .. "tests/bench/results/models_cost.md", text)
 io.write(text)

@@ -24,7 +24,7 @@ function M.run(H, cmds, dir, weights)
   for _, k in ipairs(order) do
     local cmd = cmds[k]
     local log, rc = string.format("%s/job%d.log", dir, k), string.format("%s/job%d.rc", dir, k)
-    lines[#lines + 1] = string.format("if [ $running -ge $jobs ]; then wait -n; running=$((running - 1)); fi")
+    lines[#lines + 1] = "if [ $running -ge $jobs ]; then wait -n; running=$((running - 1)); fi"
     lines[#lines + 1] = string.format("( s=$(date +%%s.%%N); bash -c %s > %s 2>&1; r=$?; echo $r $s $(date +%%s.%%N) > %s ) &",
       quote(cmd), quote(log), quote(rc))
     lines[#lines + 1] = "running=$((running + 1))"
