@@ -3,7 +3,7 @@
 # integrator, all in one run; results in tests/bench/results/run_rtf.md.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-. tests/bench/fastest.sh
+. tests/bench/fastest.bash
 T_END=${T_END:-5}
 out=tests/bench/results/run_rtf.md
 mkdir -p tests/bench/results

@@ -5,7 +5,7 @@
 # tests/bench/results/vehicles.md.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-. tests/bench/fastest.sh
+. tests/bench/fastest.bash
 T_END=${T_END:-2}
 out=tests/bench/results/vehicles.md
 mkdir -p tests/bench/results
