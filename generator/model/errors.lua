@@ -14,12 +14,23 @@ function M.is_error(x)
   return type(x) == "table" and x.mbgen_error == true
 end
 
--- `models/x.lua:12: joint "elbow": message`; parts that are unknown are left out.
+-- `models/x.lua:12: joint "elbow": message`; parts that are unknown are left out. An error caused by
+-- command-line values (err.set = "mP=-1") names them first: `--set mP=-1: models/x.lua:12: ...`.
 function M.format(err)
   local head = err.file or "mbgen"
   if err.line then head = head .. ":" .. err.line end
   if err.element then head = head .. ": " .. err.element end
+  if err.set then head = "--set " .. err.set .. ": " .. head end
   return head .. ": " .. err.message
+end
+
+-- The shortest text that reads back as the same number (0.1, not 0.10000000000000001).
+function M.number(x)
+  for digits = 1, 17 do
+    local s = string.format("%." .. digits .. "g", x)
+    if tonumber(s) == x then return s end
+  end
+  return string.format("%.17g", x)
 end
 
 -- Levenshtein distance with the usual unit costs.

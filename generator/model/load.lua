@@ -1,6 +1,7 @@
 -- model/load.lua: reads a model file and turns its elements into checked, normalized tables.
 local errors = require "model.errors"
 local sandbox = require "model.sandbox"
+local budget = require "model.budget"
 
 local M = {}
 
@@ -40,7 +41,7 @@ M.schemas = {
     axis = { type = "vec3" }, axis_b = { type = "vec3" }, normal = { type = "vec3" },
     length = { type = "number" },
   },
-  rod = { a = endpoint, b = endpoint, mass = { type = "number", default = 0 }, length = { type = "number" } },
+  rod = { a = endpoint, b = endpoint, mass = { type = "number", default = 0 }, length = { type = "number", required = true } },
   spring = {
     a = endpoint, b = endpoint, stiffness = { type = "number", default = 0 },
     length = { type = "number", default = 0 }, damping = { type = "number", default = 0 },
@@ -83,18 +84,43 @@ local function keys_of(t)
   return out
 end
 
+local function finite(v) return v == v and v ~= math.huge and v ~= -math.huge end
+M.finite = finite
+
+-- The first constant of an expression that is not finite (a NaN or an infinity folded into it), or nil.
+function M.nonfinite_constant(E, v)
+  if type(v) == "number" then return not finite(v) and v or nil end
+  if not E.is_node(v) then return nil end
+  for _, n in ipairs(E.topo(v)) do
+    if n.op == "const" and not finite(n.value) then return n.value end
+  end
+  return nil
+end
+
+local function show(v) return v ~= v and "nan" or tostring(v) end
+M.show = show
+
 -- Checkers: each returns the normalized value or raises an error naming the field.
 local function new_checker(E, numeric, file, line, element)
   local function bad(field, message)
     errors.raise(file, line, element, string.format('field "%s" %s', field, message))
   end
   local c = {}
+  -- Every number must be finite, so the emitter never prints a NaN or an infinity into C.
+  local function finite_node(v, field)
+    local x = M.nonfinite_constant(E, v)
+    if x then bad(field, string.format("must be finite (its expression holds %s)", show(x))) end
+    return v
+  end
   function c.number(v, field)
-    if type(v) == "number" then return v end
+    if type(v) == "number" then
+      if not finite(v) then bad(field, string.format("must be a finite number (got %s)", show(v))) end
+      return v
+    end
     if E.is_node(v) then
       -- In the numeric pass every design name is a number, so a node here depends on an input or time.
       if numeric then bad(field, "must be a number or an expression of parameters and design names (not of inputs)") end
-      return v
+      return finite_node(v, field)
     end
     bad(field, string.format("must be a number (got %s)", type(v)))
   end
@@ -106,17 +132,19 @@ local function new_checker(E, numeric, file, line, element)
     if type(v) ~= "string" then bad(field, string.format("must be a string (got %s)", type(v))) end
     return v
   end
+  -- Model functions run whenever a stage calls them, each call under the budget of model code.
   function c.func(v, field)
     if type(v) ~= "function" then bad(field, string.format("must be a function (got %s)", type(v))) end
-    return v
+    return budget.guard(v)
   end
   function c.value(v, field)
-    if type(v) == "function" then return v end
-    if type(v) == "number" or E.is_node(v) then return v end
+    if type(v) == "function" then return budget.guard(v) end
+    if type(v) == "number" and not finite(v) then bad(field, string.format("must be a finite number (got %s)", show(v))) end
+    if type(v) == "number" or E.is_node(v) then return finite_node(v, field) end
     bad(field, string.format("must be a number, a parameter, an input or a function (got %s)", type(v)))
   end
   function c.vec3value(v, field)
-    if type(v) == "function" then return v end
+    if type(v) == "function" then return budget.guard(v) end
     if type(v) ~= "table" or #v ~= 3 then bad(field, "must be a vector of 3 values or a function") end
     return { c.value(v[1], field), c.value(v[2], field), c.value(v[3], field) }
   end
@@ -263,10 +291,34 @@ end
 
 local function read(path)
   local f, err = io.open(path, "rb")
-  if not f then errors.raise(path, nil, nil, "cannot read the model file (" .. tostring(err) .. ")") end
-  local text = f:read("a")
+  if not f then errors.raise(path, nil, nil, "cannot read the model file (" .. tostring(err):gsub("^.-: ", "") .. ")") end
+  local text, rerr = f:read("a")
   f:close()
+  if not text then errors.raise(path, nil, nil, "cannot read the model file (" .. tostring(rerr):gsub("^.-: ", "") .. ")") end
+  if not text:find("%S") then errors.raise(path, nil, nil, "the model file is empty") end
   return text
+end
+
+-- The --set names whose values make the numeric pass fail: each is dropped in turn, and those whose
+-- absence lets the model load are the culprits (all of them when no single one is).
+local function blame(path, source, E, overrides, validate)
+  local names = keys_of(overrides)
+  local function passes(ov)
+    return pcall(function()
+      local raw = sandbox.run(path, source, { E = E, numeric = true, overrides = ov })
+      validate.check(normalize(raw, E, true))
+    end)
+  end
+  local found = {}
+  for _, name in ipairs(names) do
+    local ov = {}
+    for k, v in pairs(overrides) do if k ~= name then ov[k] = v end end
+    if passes(ov) then found[#found + 1] = name end
+  end
+  if #found == 0 and passes({}) then found = names end
+  local parts = {}
+  for _, name in ipairs(found) do parts[#parts + 1] = name .. "=" .. errors.number(overrides[name]) end
+  return #parts > 0 and table.concat(parts, " --set ") or nil
 end
 
 -- load(path, overrides) -> model, the symbolic one, with model.numeric: the same model with design names
@@ -291,8 +343,16 @@ function M.load(path, overrides, opts)
   local order = {}
   for _, d in ipairs(rawA.design) do order[#order + 1] = d.name end
   table.sort(order)
-  local numeric = normalize(rawA, E, true)
-  validate.check(numeric)
+  local okv, numeric = pcall(function()
+    local n = normalize(rawA, E, true)
+    validate.check(n)
+    return n
+  end)
+  if not okv then
+    local e = numeric
+    if errors.is_error(e) and next(overrides) then e.set = blame(path, source, E, overrides, validate) end
+    error(e, 0)
+  end
   local rawB = sandbox.run(path, source, { E = E, numeric = false, design_order = order, overrides = overrides })
   local model = normalize(rawB, E, false)
   model.design_order = order

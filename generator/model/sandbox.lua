@@ -1,5 +1,6 @@
 -- model/sandbox.lua: runs a model file in a restricted environment and records the elements it declares.
 local errors = require "model.errors"
+local budget = require "model.budget"
 
 local M = {}
 
@@ -186,6 +187,9 @@ function M.run(file, source, opts)
         fail(string.format('parameter "%s"', name),
           string.format("value must be a number (got %s)", type(v)), line)
       end
+      if v ~= v or v == math.huge or v == -math.huge then
+        fail(string.format('parameter "%s"', name), string.format("value must be finite (got %s)", v ~= v and "nan" or tostring(v)), line)
+      end
       declare(name, v, string.format('parameter "%s"', name))
       raw.parameters[#raw.parameters + 1] = { name = name, value = v, line = line }
     end
@@ -202,6 +206,9 @@ function M.run(file, source, opts)
       if type(v) ~= "number" then
         fail(string.format('design "%s"', name),
           string.format("default value must be a number (got %s)", type(v)), line)
+      end
+      if v ~= v or v == math.huge or v == -math.huge then
+        fail(string.format('design "%s"', name), string.format("value must be finite (got %s)", v ~= v and "nan" or tostring(v)), line)
       end
       local value = v
       if not opts.numeric then
@@ -274,6 +281,7 @@ function M.run(file, source, opts)
     local chunk, syntax = load(text, "@" .. path, "t", env)
     if not chunk then fail("use", "library " .. tostring(syntax), line) end
     lib_sources["@" .. path] = path
+    budget.register("@" .. path, path)
     local value = chunk()
     libs[name] = value == nil and true or value
     return libs[name]
@@ -282,8 +290,8 @@ function M.run(file, source, opts)
   for name, fn in pairs(math_functions(E)) do builtin[name] = fn end
   for _, name in ipairs(safe_globals) do builtin[name] = _G[name] end
   builtin.math = safe_math()
-  builtin.string = copy_lib(string)
-  builtin.table = copy_lib(table)
+  builtin.string = copy_lib(budget.string)
+  builtin.table = copy_lib(budget.table)
 
   local candidates = {}
   for name in pairs(builtin) do candidates[#candidates + 1] = name end
@@ -302,8 +310,11 @@ function M.run(file, source, opts)
 
   local chunk, syntax = load(source, chunkname, "t", env)
   if not chunk then error(errors.from_lua(syntax, file), 0) end
+  budget.register(chunkname, file)
   -- The handler runs before the stack unwinds, so it can still find the model line of a failure
-  -- raised deep inside a helper (a bad argument to sin, say).
+  -- raised deep inside a helper (a bad argument to sin, say). The file and the libraries it uses run
+  -- under the instruction and memory budget (model/budget.lua).
+  budget.enter()
   local ok, err = xpcall(chunk, function(e)
     if errors.is_error(e) then return e end
     local line = where()
@@ -317,7 +328,11 @@ function M.run(file, source, opts)
     end
     return errors.new(file, line, nil, msg)
   end)
-  if not ok then error(err, 0) end
+  budget.leave()
+  if not ok then
+    if budget.is_memory_failure(err) then err = budget.memory_error(file) end
+    error(err, 0)
+  end
   for _, el in ipairs(raw.elements) do
     if pending[el] then
       errors.raise(file, el.line, M.label(el.kind, el.name), "is missing its table of fields { ... }")

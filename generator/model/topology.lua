@@ -204,6 +204,15 @@ local function trace(E, tree, el, fn, args, want, what)
     errors.raise(file, el.line, el.element, string.format("%s must return %s (got %s)", what,
       want == "vec3" and "a vector of 3 expressions" or "a number or an expression", type(res)))
   end
+  -- A NaN or an infinity folded into the expression would reach the generated C as a literal.
+  local load = require "model.load"
+  for _, v in ipairs(want == "vec3" and res or { res }) do
+    local x = load.nonfinite_constant(E, v)
+    if x then
+      errors.raise(file, el.line, el.element, string.format("%s returns an expression that holds %s (every number must be finite)",
+        what, load.show(x)))
+    end
+  end
 end
 
 -- build(model) -> tree (generator/README.md, "The tree").

@@ -234,6 +234,10 @@ function M.check(model)
   end
   for _, el in ipairs(E.spring) do
     if el.length < 0 then fail(el, 'field "length" must not be negative') end
+    if el.damping < 0 then fail(el, string.format('field "damping" must not be negative (got %g)', el.damping)) end
+  end
+  for _, el in ipairs(E.joint_spring) do
+    if el.damping < 0 then fail(el, string.format('field "damping" must not be negative (got %g)', el.damping)) end
   end
   for _, el in ipairs(E.point) do body_ref(el, el.body, "body", true) end
   for _, el in ipairs(E.force) do
@@ -291,6 +295,18 @@ function M.check(model)
   local s = model.simulate
   for _, f in ipairs { "t_end", "step", "tolerance" } do
     if s[f] and s[f] <= 0 then errors.raise(file, s.line, "simulate", string.format('field "%s" must be positive', f)) end
+  end
+  for field, names in pairs { integrator = { "dopri5", "rk4", "trapezoidal" }, formulation = { "al3", "matrix_r", "tree" } } do
+    local v, known = s[field], false
+    for _, n in ipairs(names) do known = known or v == n end
+    if v and not known then
+      errors.raise(file, s.line, "simulate", string.format('field "%s" must be one of %s (got "%s")%s', field,
+        table.concat(names, ", "), v, errors.hint(v, names)))
+    end
+  end
+
+  if #coord_list == 0 then
+    errors.raise(file, model.name_line, nil, "the model has no coordinates: declare a body and a joint that moves it (revolute, prismatic, ...)")
   end
   return true
 end
