@@ -56,20 +56,23 @@ peer-deps:
 	export DEBIAN_FRONTEND=noninteractive; \
 	(apt-get update -qq && apt-get install -y -qq $$missing >/dev/null) || echo "peer-deps: could not install$$missing (their tests skip)"
 
+# Every product is written under a name of this shell ($$$$) and renamed into place, so a program that
+# links the library or a test while another make (or `mbgen run`) rebuilds it never sees half a file.
+ATOMIC = t=$@.$$$$.tmp; rm -f $$t; trap 'rm -f $$t' EXIT;
+
 $(BUILD)/runtime/%.o: runtime/%.c $(RUNTIME_HDR)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Iruntime -c $< -o $@
+	@$(ATOMIC) echo "$(CC) $(CFLAGS) -Iruntime -c $< -o $@"; $(CC) $(CFLAGS) -Iruntime -c $< -o $$t && mv -f $$t $@
 
 $(RUNTIME_LIB): $(RUNTIME_OBJ)
 	@mkdir -p $(@D)
-	rm -f $@
-	ar rcs $@ $(RUNTIME_OBJ)
-	@[ -n "$(RUNTIME_OBJ)" ] || ar rcs $@
+	@$(ATOMIC) echo "ar rcs $@ $(RUNTIME_OBJ)"; ar rcs $$t $(RUNTIME_OBJ) && mv -f $$t $@
 
 # A C test may #include "generated/NAME.c" directly; rebuild when any of it changes.
 $(BUILD)/tests/%.t: tests/c/%.c tests/tap.h $(RUNTIME_LIB) $(wildcard generated/*.c generated/*.h tests/c/*.h runtime/driver/*.c)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -I. -Iruntime -Itests -Igenerated $< -o $@ $(RUNTIME_LIB) $(LDLIBS)
+	@$(ATOMIC) echo "$(CC) $(CFLAGS) -I. -Iruntime -Itests -Igenerated $< -o $@ $(RUNTIME_LIB) $(LDLIBS)"; \
+	  $(CC) $(CFLAGS) -I. -Iruntime -Itests -Igenerated $< -o $$t $(RUNTIME_LIB) $(LDLIBS) && mv -f $$t $@
 
 # The main job: generate the default model, compile it with the runtime's driver, simulate, summarize.
 run: deps

@@ -98,7 +98,7 @@ tap.ok(math.abs(z0 - zend - 0.01) < 1e-3, string.format("chassis 1 cm lower at 4
 -- Ride height is stable: 10 kg more on the chassis (mc = 310, a run-time --set) from the nominal static
 -- pose (the model's start): within 1.5 s the chassis settles to the static height --static finds for
 -- mc = 310. The driver built by the run above is called directly, so the model is not generated again.
-local mbrun = "'" .. H.root .. "build/buggy/mbrun'"
+local mbrun = "'" .. H.root .. "build/run/models/buggy/mbrun'"
 local _, st = H.sh(mbrun .. " --static --set mc=310 --t-end 0.001")
 local zs = tonumber(st:match("chassis_float%.z%s+z =%s+(%S+)"))
 local out0 = tmp .. "/perturbed.csv"

@@ -58,11 +58,11 @@ tap.is(root_of("fl_knuckle"), "chassis_float", "front knuckle rooted at the chas
 -- Runs ----------------------------------------------------------------------------------------------
 local dir = H.root .. "build/tmp/veh_sedan"
 H.mkdir(dir)
--- The first run generates and compiles build/sedan/mbrun; the later ones call that driver directly (same
+-- The first run generates and compiles build/run/models/sedan/mbrun; the later ones call that driver directly (same
 -- options), which saves the 20 s of regenerating the model's C to find it unchanged.
 local built = false
 local function run(args, csv)
-  local cmd = built and "build/sedan/mbrun" or "lua5.4 generator/mbgen run models/sedan.lua"
+  local cmd = built and "build/run/models/sedan/mbrun" or "lua5.4 generator/mbgen run models/sedan.lua"
   local ok, out = H.sh(string.format("cd %s && %s %s%s", H.root, cmd, args, csv and (" --out " .. csv) or ""))
   built = built or ok
   return ok, out

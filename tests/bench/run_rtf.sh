@@ -10,7 +10,7 @@ mkdir -p tests/bench/results
 tmp=$(mktemp)
 trap 'rm -f "$tmp"' EXIT
 # Both sizes built first, one per core at a time; the timed runs below call the driver `mbgen run` built
-# (build/NAME[-settings]/mbrun, with the same options) one at a time, without generating the model again.
+# (build/run/models/NAME[-settings]/mbrun, with the same options) one at a time, without generating the model again.
 printf '%s\n' 8 24 | xargs -P "$(nproc)" -I{} lua5.4 generator/mbgen run models/chain.lua --set N={} --t-end 0 --cflags -O2 > /dev/null
 {
   echo "# Real-time factor of \`mbgen run\` (models/chain.lua)"
@@ -23,7 +23,7 @@ printf '%s\n' 8 24 | xargs -P "$(nproc)" -I{} lua5.4 generator/mbgen run models/
   for n in 8 24; do
     for spec in "rk4 --step 1e-3" "dopri5 --tolerance 1e-8" "trapezoidal --step 1e-3"; do
       set -- $spec
-      fastest "$tmp" "build/chain-N=$n/mbrun" --t-end "$T_END" --integrator $spec
+      fastest "$tmp" "build/run/models/chain-N=$n/mbrun" --t-end "$T_END" --integrator $spec
       steps=$(sed -n 's/^steps \([0-9]*\), function evaluations \([0-9]*\), rejected [0-9]*, Newton iterations \([0-9]*\).*/\1 \2 \3/p' "$tmp")
       wall=$(sed -n 's/^wall time \([^ ]*\) s, real-time factor \(.*\)/\1 \2/p' "$tmp")
       read -r s f k <<< "$steps"

@@ -13,7 +13,7 @@ out=tests/bench/results/sens_cost.md
 tmp=$(mktemp)
 trap 'rm -f "$tmp"' EXIT
 # Every p built first, one per core at a time; the timed runs below call the driver `mbgen sens` built
-# (build/sens/NAME-settings/mbsens, with the same options) one at a time, without generating the model again.
+# (build/sens/models/NAME-settings/mbsens, with the same options) one at a time, without generating the model again.
 printf '%s\n' $PS | xargs -P "$(nproc)" -I{} nice lua5.4 generator/mbgen sens models/chain.lua --set N=12 --set NDESIGN={} \
   --cflags -O1 --t-end 0.001 > /dev/null
 val() { awk -v k="$1" '$1 == k { print $2 }' "$2"; }
@@ -31,7 +31,7 @@ val() { awk -v k="$1" '$1 == k { print $2 }' "$2"; }
 } >"$out.tmp"
 for p in $PS; do
   base="--t-end $T_END --repeat $REPEAT"
-  exe="build/sens/chain-N=12-NDESIGN=$p/mbsens"
+  exe="build/sens/models/chain-N=12-NDESIGN=$p/mbsens"
   nice "$exe" $base --integrator trapezoidal --fd 1e-6 >"$tmp"
   ddm_t=$(val seconds "$tmp"); fd_t=$(val fd_seconds "$tmp")
   nice "$exe" $base --method avm >"$tmp"

@@ -12,7 +12,7 @@ mkdir -p tests/bench/results
 tmp=$(mktemp)
 trap 'rm -f "$tmp"' EXIT
 # Every vehicle built first, one per core at a time; the timed runs below call the driver `mbgen run` built
-# (build/NAME/mbrun, with the same options) one at a time, without generating the model again.
+# (build/run/models/NAME/mbrun, with the same options) one at a time, without generating the model again.
 printf '%s\n' buggy sedan coach | xargs -P "$(nproc)" -I{} sh -c \
   '[ ! -f models/{}.lua ] || lua5.4 generator/mbgen run models/{}.lua --t-end 0 > /dev/null'
 {
@@ -32,7 +32,7 @@ printf '%s\n' buggy sedan coach | xargs -P "$(nproc)" -I{} sh -c \
     [ -f "models/$m.lua" ] || { echo "| $m | (no models/$m.lua yet) | | | | | | | |"; continue; }
     for spec in "matrix_r --integrator rk4 --step 1e-3" "matrix_r --integrator dopri5 --tolerance 1e-6" \
                 "al3 --integrator trapezoidal --step 1e-3"; do
-      if ! fastest "$tmp" "build/$m/mbrun" --static --t-end "$T_END" --formulation $spec; then
+      if ! fastest "$tmp" "build/run/models/$m/mbrun" --static --t-end "$T_END" --formulation $spec; then
         echo "| $m | $spec | failed: $(tail -1 "$tmp" | cut -c1-80) | | | | | | |"
         continue
       fi
