@@ -124,9 +124,18 @@ nomem:
     return NULL;
 }
 
-static int check(const double *v, int n, const char *what, double t, char *err, size_t errlen) {
-    for (int i = 0; i < n; ++i)
-        if (!isfinite(v[i])) return mb_fail(err, errlen, MB_ERR_NAN, "al3: %s[%d] is %g at t = %.10g", what, i, v[i], t);
+/* A non-finite entry of v, named by its coordinate: v is column-major with `rows` rows (1: a vector over the
+ * coordinates; 0: over the constraint rows, which have no names). */
+static int check(const mb_al3 *al, const double *v, int n, int rows, const char *what, double t, char *err,
+                 size_t errlen) {
+    const char *const *zn = al->m->z_names;
+    for (int i = 0; i < n; ++i) {
+        if (isfinite(v[i])) continue;
+        if (rows == 0) return mb_fail(err, errlen, MB_ERR_NAN, "al3: %s[%d] is %g at t = %.10g", what, i, v[i], t);
+        int col = i / rows;
+        return mb_fail(err, errlen, MB_ERR_NAN, "al3: %s entry %d (coordinate %s) is %g at t = %.10g", what, i,
+                       zn && zn[col] ? zn[col] : "?", v[i], t);
+    }
     return MB_OK;
 }
 
@@ -212,8 +221,8 @@ static int residual(mb_al3 *al, double t, const double *z, const double *zd, con
             al->r[i] = s;
         }
     }
-    int rc = check(al->M, n * n, "M", t, err, errlen);
-    return rc ? rc : check(al->r, n, "residual", t, err, errlen);
+    int rc = check(al, al->M, n * n, n, "M", t, err, errlen);
+    return rc ? rc : check(al, al->r, n, 1, "residual", t, err, errlen);
 }
 
 int mb_al3_reset(mb_al3 *al, double t, const double *z, const double *zd, const double *u, const double *p,
@@ -288,7 +297,7 @@ static int step(mb_al3 *al, double h, const double *u, const double *p, mb_stats
         if (nc > 0) {
             al->m->constraints(&a, al->phi);
             al->m->constraints_dz(&a, al->J);
-            if ((rc = check(al->phi, nc, "Phi", t, err, errlen)) || (rc = check(al->J, nc * n, "Phi_z", t, err, errlen)))
+            if ((rc = check(al, al->phi, nc, 0, "Phi", t, err, errlen)) || (rc = check(al, al->J, nc * n, nc, "Phi_z", t, err, errlen)))
                 return rc;
         }
         /* Multiplier update with Phi at the corrected z (lambda_{k+1} = lambda_k + alpha Phi_{k+1});
@@ -341,7 +350,7 @@ static int step(mb_al3 *al, double h, const double *u, const double *p, mb_stats
                     al->T[k + (size_t)j * n] += hh * alpha * s;
                 }
         }
-        if ((rc = check(al->T, (int)nn, "tangent", t, err, errlen))) return rc;
+        if ((rc = check(al, al->T, (int)nn, n, "tangent", t, err, errlen))) return rc;
         if ((rc = mb_lu_factor(al->lu, n, al->T, err, errlen))) return rc;
         if (st) st->jac_evals++;
         for (int i = 0; i < n; ++i) al->dz[i] = -hh * al->f[i];
@@ -382,7 +391,7 @@ static int step(mb_al3 *al, double h, const double *u, const double *p, mb_stats
         al->m->constraint_bias(&a, al->vec);
         if ((rc = project(al, al->zdd, hh * alpha, err, errlen))) return rc;
     }
-    if ((rc = check(al->zd, n, "zd", t, err, errlen)) || (rc = check(al->zdd, n, "zdd", t, err, errlen))) return rc;
+    if ((rc = check(al, al->zd, n, 1, "zd", t, err, errlen)) || (rc = check(al, al->zdd, n, 1, "zdd", t, err, errlen))) return rc;
     memcpy(al->zn, al->z, (size_t)n * sizeof(double));
     memcpy(al->zdn, al->zd, (size_t)n * sizeof(double));
     memcpy(al->zddn, al->zdd, (size_t)n * sizeof(double));

@@ -96,12 +96,14 @@ int mb_mr_accel(mb_mr *mr, double t, const double *z, const double *zd, const do
     mb_args a = {t, z, zd, NULL, u, p, NULL};
     mr->m->mass(&a, mr->M);
     mr->m->forces(&a, mr->Q);
+    const char *const *zn = mr->m->z_names;
     for (int i = 0; i < n * n; ++i)
         if (!isfinite(mr->M[i]))
-            return mb_fail(err, errlen, MB_ERR_NAN, "M(%d, %d) is %g at t = %.10g", i % n, i / n, mr->M[i], t);
+            return mb_fail(err, errlen, MB_ERR_NAN, "mass matrix M(%d, %d) (%s, %s) is %g at t = %.10g", i % n, i / n,
+                           zn ? zn[i % n] : "?", zn ? zn[i / n] : "?", mr->M[i], t);
     for (int i = 0; i < n; ++i)
         if (!isfinite(mr->Q[i]))
-            return mb_fail(err, errlen, MB_ERR_NAN, "Q[%d] is %g at t = %.10g", i, mr->Q[i], t);
+            return mb_fail(err, errlen, MB_ERR_NAN, "forces Q[%d] (%s) is %g at t = %.10g", i, zn ? zn[i] : "?", mr->Q[i], t);
     /* x: the acceleration problem with zdd_i = 0. */
     memset(mr->x, 0, (size_t)n * sizeof(double));
     if ((rc = mb_kin_acceleration(mr->kin, t, z, zd, mr->x, p, err, errlen))) return rc;
@@ -139,7 +141,8 @@ int mb_mr_accel(mb_mr *mr, double t, const double *z, const double *zd, const do
         double s = mr->x[i];
         for (int c = 0; c < d; ++c) s += mr->R[i + (size_t)c * n] * zi[c];
         zdd[i] = s;
-        if (!isfinite(s)) return mb_fail(err, errlen, MB_ERR_NAN, "zdd[%d] is %g at t = %.10g", i, s, t);
+        if (!isfinite(s))
+            return mb_fail(err, errlen, MB_ERR_NAN, "acceleration zdd[%d] (%s) is %g at t = %.10g", i, zn ? zn[i] : "?", s, t);
     }
     return MB_OK;
 }

@@ -107,10 +107,11 @@ int mb_tree_accel(mb_tree *tr, double t, const double *z, const double *zd, cons
     if ((rc = check_mat(tr, tr->M, "mass matrix M", t, err, errlen))) return rc;
     if ((rc = check_vec(tr, tr->Q, "forces Q", t, err, errlen))) return rc;
     char msg[MB_ERRLEN];
-    rc = mb_chol_factor(tr->nz, tr->M, msg, sizeof msg);
+    int pivot;
+    rc = mb_chol_factor_at(tr->nz, tr->M, &pivot, msg, sizeof msg);
     if (rc == MB_ERR_NOT_PD)
-        return mb_fail(err, errlen, rc, "mass matrix of model %s is not positive definite at t = %.10g (%s)",
-                       m->name ? m->name : "?", t, msg);
+        return mb_fail(err, errlen, rc, "mass matrix of model %s is not positive definite at t = %.10g: it fails at "
+                       "coordinate z[%d] (%s) (%s)", m->name ? m->name : "?", t, pivot, zname(m, pivot), msg);
     if (rc) return mb_fail(err, errlen, rc, "%s", msg);
     for (int i = 0; i < tr->nz; ++i) zdd[i] = tr->Q[i];
     if ((rc = mb_chol_solve(tr->nz, tr->M, 1, zdd, err, errlen))) return rc;

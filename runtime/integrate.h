@@ -73,6 +73,8 @@ int mb_dopri5_reset(mb_dopri5 *dp, mb_ode_fn *f, void *ctx, double t, const doub
 int mb_dopri5_advance(mb_dopri5 *dp, mb_ode_fn *f, void *ctx, double t_out, double *y_out, mb_stats *st,
                       char *err, size_t errlen);
 double mb_dopri5_time(const mb_dopri5 *dp);   /* internal time (end of the last step) */
+/* The component with the largest scaled error estimate in the last attempted step (for messages). */
+int mb_dopri5_worst(const mb_dopri5 *dp);
 double mb_dopri5_step(const mb_dopri5 *dp);   /* the step size the next step will try */
 
 /* ---- implicit trapezoidal rule = Newmark beta 1/4, gamma 1/2 (integrate_trapezoidal.c) ---- */
@@ -91,5 +93,7 @@ double mb_trap_time(const mb_trap *tr);
 const double *mb_trap_z(const mb_trap *tr);
 const double *mb_trap_zd(const mb_trap *tr);
 const double *mb_trap_zdd(const mb_trap *tr);
+/* The component of the largest correction in the last Newton iteration (for messages). */
+int mb_trap_worst(const mb_trap *tr);
 
 #endif

@@ -28,6 +28,7 @@ struct mb_dopri5 {
     double t, h;            /* internal time and the next step to try */
     double t_old, h_old;    /* the last accepted step, for dense output */
     int started, have_dense, last_rejected;
+    int worst;              /* component with the largest scaled error in the last attempt */
     double *y, *k1, *k2, *k3, *k4, *k5, *k6, *k7, *ys, *yn;
     double *rc;             /* 5n: coefficients of the dense-output polynomial */
 };
@@ -169,11 +170,15 @@ static int attempt(mb_dopri5 *dp, mb_ode_fn *f, void *ctx, double h, double *eno
         dp->yn[i] = y[i] + h * (a71 * k1[i] + a73 * k3[i] + a74 * k4[i] + a75 * k5[i] + a76 * k6[i]);
     if ((rc = f(ctx, t + h, dp->yn, k7, err, errlen))) return rc;
     st->rhs_evals += 6;
-    double s = 0;
+    double s = 0, qmax = -1;
     for (int i = 0; i < n; ++i) {
         double e = h * (e1 * k1[i] + e3 * k3[i] + e4 * k4[i] + e5 * k5[i] + e6 * k6[i] + e7 * k7[i]);
         double q = e / weight(dp, y[i], dp->yn[i]);
         s += q * q;
+        if (!(fabs(q) <= qmax)) {
+            qmax = isnan(q) ? INFINITY : fabs(q);
+            dp->worst = i;
+        }
     }
     s = sqrt(s / n);
     *enorm = isfinite(s) ? s : INFINITY;
@@ -211,6 +216,8 @@ static void dense(const mb_dopri5 *dp, double t, double *out) {
     double th = (t - dp->t_old) / dp->h_old, th1 = 1 - th;
     for (int i = 0; i < n; ++i) out[i] = r1[i] + th * (r2[i] + th1 * (r3[i] + th * (r4[i] + th1 * r5[i])));
 }
+
+int mb_dopri5_worst(const mb_dopri5 *dp) { return dp->worst; }
 
 int mb_dopri5_advance(mb_dopri5 *dp, mb_ode_fn *f, void *ctx, double t_out, double *y_out, mb_stats *st,
                       char *err, size_t errlen) {

@@ -25,6 +25,7 @@ struct mb_trap {
     double *T;                   /* n x n tangent, then its LU factor */
     mb_linalg *la;
     int started;
+    int worst;                   /* component of the largest correction in the last Newton iteration */
 };
 
 void mb_trap_free(mb_trap *tr) {
@@ -72,6 +73,7 @@ double mb_trap_time(const mb_trap *tr) { return tr->t; }
 const double *mb_trap_z(const mb_trap *tr) { return tr->z; }
 const double *mb_trap_zd(const mb_trap *tr) { return tr->zd; }
 const double *mb_trap_zdd(const mb_trap *tr) { return tr->zdd; }
+int mb_trap_worst(const mb_trap *tr) { return tr->worst; }
 
 /* Solves r(t, zb + cz x, zdb + cv x, x) = 0 for x, starting from the x in tr->x.
  * linear: r is known to be linear in x (cz = cv = 0), so one correction is
@@ -104,9 +106,13 @@ static int newton(mb_trap *tr, const mb_so_system *sys, double t, double cz, dou
         if ((rc = mb_lu_solve(tr->la, n, tr->T, 1, tr->r, msg, sizeof msg))) return mb_fail(err, errlen, rc, "%s", msg);
         double xmax = 0;
         dmax = 0;
+        tr->worst = 0;
         for (int i = 0; i < n; ++i) {
             tr->x[i] += tr->r[i];
-            dmax = fmax(dmax, fabs(tr->r[i]));
+            if (!(fabs(tr->r[i]) <= dmax)) { /* a NaN correction is the worst: infinite */
+                tr->worst = i;
+                dmax = isnan(tr->r[i]) ? INFINITY : fabs(tr->r[i]);
+            }
             xmax = fmax(xmax, fabs(tr->x[i]));
         }
         if (!isfinite(dmax) || !isfinite(xmax))
@@ -124,7 +130,7 @@ static int newton(mb_trap *tr, const mb_so_system *sys, double t, double cz, dou
     }
     return mb_fail(err, errlen, MB_ERR_NEWTON,
                    "trapezoidal: Newton did not converge in %d iteration(s) at t = %.10g (last correction %.3g, "
-                   "tolerance %.3g); try a smaller step or a larger newton_max_iter",
+                   "tolerance %.3g)",
                    tr->max_iter, t, dmax, tr->tol);
 }
 

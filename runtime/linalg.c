@@ -132,6 +132,12 @@ static int check_finite(int count, const double *a, const char *what, char *err,
 }
 
 int mb_chol_factor(int n, double *a, char *err, size_t errlen) {
+    int pivot;
+    return mb_chol_factor_at(n, a, &pivot, err, errlen);
+}
+
+int mb_chol_factor_at(int n, double *a, int *pivot, char *err, size_t errlen) {
+    *pivot = -1;
     if (n < 1 || !a) return mb_fail(err, errlen, MB_ERR_ARG, "linalg: Cholesky of an empty matrix");
     /* LAPACK does not check for NaN; a NaN would pass as "positive definite". */
     int rc = check_finite(n * n, a, "Cholesky input", err, errlen);
@@ -139,10 +145,12 @@ int mb_chol_factor(int n, double *a, char *err, size_t errlen) {
     int info = 0;
     dpotrf_("L", &n, a, &n, &info, 1);
     if (info < 0) return lapack_arg(err, errlen, "dpotrf", info);
-    if (info > 0)
+    if (info > 0) {
+        *pivot = info - 1;
         return mb_fail(err, errlen, MB_ERR_NOT_PD,
                        "Cholesky: the leading %d x %d block is not positive definite (pivot %d)", info, info,
                        info);
+    }
     return MB_OK;
 }
 

@@ -29,6 +29,8 @@ double mb_norm1(int m, int n, const double *a);
  * L replaces it). MB_ERR_NOT_PD names the first leading minor that is not
  * positive definite. Needs no workspace. */
 int mb_chol_factor(int n, double *a, char *err, size_t errlen);
+/* The same; on MB_ERR_NOT_PD *pivot is the 0-based row where the factorization stopped (else -1). */
+int mb_chol_factor_at(int n, double *a, int *pivot, char *err, size_t errlen);
 /* Solves A X = B with the factor from mb_chol_factor; B is n x nrhs, overwritten by X. */
 int mb_chol_solve(int n, const double *l, int nrhs, double *b, char *err, size_t errlen);
 /* Reciprocal condition number (1-norm estimate) from the Cholesky factor and the

@@ -1,4 +1,5 @@
 /* output_csv.c: CSV output of a simulation: header from the model's names, one row per output time. */
+#include <math.h>
 #include <stdlib.h>
 
 #include "output_csv.h"
@@ -21,7 +22,7 @@ void mb_csv_free(mb_csv *c) {
 static int io_error(FILE *f, char *err, size_t errlen) {
     /* stdio buffers: a full disk shows up at some later write or at fclose, so
      * check the stream's error flag after every row, not only the return codes. */
-    if (ferror(f)) return mb_fail(err, errlen, MB_ERR_IO, "CSV output: write error");
+    if (f && ferror(f)) return mb_fail(err, errlen, MB_ERR_IO, "CSV output: write error");
     return MB_OK;
 }
 
@@ -30,8 +31,8 @@ static const char *name_or(const char *const *names, int i, const char *fallback
 }
 
 mb_csv *mb_csv_create(FILE *f, const mb_model *m, char *err, size_t errlen) {
-    if (!f || !m) {
-        mb_fail(err, errlen, MB_ERR_ARG, "CSV output: no %s", f ? "model" : "file");
+    if (!m) {
+        mb_fail(err, errlen, MB_ERR_ARG, "CSV output: no model");
         return NULL;
     }
     mb_csv *c = calloc(1, sizeof *c);
@@ -43,6 +44,7 @@ mb_csv *mb_csv_create(FILE *f, const mb_model *m, char *err, size_t errlen) {
     }
     c->f = f;
     c->m = m;
+    if (!f) return c;
     fputs("t", f);
     for (int i = 0; i < m->nz; ++i) fprintf(f, ",z.%s", name_or(m->z_names, i, "?"));
     for (int i = 0; i < m->nz; ++i) fprintf(f, ",zd.%s", name_or(m->z_names, i, "?"));
@@ -58,6 +60,7 @@ mb_csv *mb_csv_create(FILE *f, const mb_model *m, char *err, size_t errlen) {
         for (int i = 0; i < m->ntyre; ++i)
             for (int k = 0; k < MB_TYRE_OUTPUTS; ++k) fprintf(f, ",tyre.%s.%s", name_or(m->tyre_names, i, "?"), tyre_cols[k]);
     fputc('\n', f);
+    fflush(f);
     if (io_error(f, err, errlen)) {
         mb_csv_free(c);
         return NULL;
@@ -75,6 +78,14 @@ int mb_csv_row(mb_csv *c, mb_sim *s, char *err, size_t errlen) {
     if (c->pts && (rc = mb_sim_points(s, c->pts))) return mb_fail(err, errlen, rc, "%s", mb_sim_errmsg(s));
     if (c->tyr && (rc = mb_sim_tyres(s, c->tyr))) return mb_fail(err, errlen, rc, "%s", mb_sim_errmsg(s));
     const double *z = mb_sim_z(s), *zd = mb_sim_zd(s);
+    for (int i = 0; i < 2 * m->nz; ++i) {
+        double v = i < m->nz ? z[i] : zd[i - m->nz];
+        if (!isfinite(v))
+            return mb_fail(err, errlen, MB_ERR_NAN, "%s[%d] (%s) is %g at t = %.10g", i < m->nz ? "coordinate z" : "velocity zd",
+                           i % m->nz, name_or(m->z_names, i % m->nz, "?"), v, mb_sim_t(s));
+    }
+    c->rows++;
+    if (!c->f) return MB_OK;
     fprintf(c->f, "%.15g", mb_sim_t(s));
     for (int i = 0; i < m->nz; ++i) fprintf(c->f, ",%.15g", z[i]);
     for (int i = 0; i < m->nz; ++i) fprintf(c->f, ",%.15g", zd[i]);
@@ -84,7 +95,7 @@ int mb_csv_row(mb_csv *c, mb_sim *s, char *err, size_t errlen) {
     if (c->tyr)
         for (int i = 0; i < MB_TYRE_OUTPUTS * m->ntyre; ++i) fprintf(c->f, ",%.15g", c->tyr[i]);
     fputc('\n', c->f);
-    c->rows++;
+    fflush(c->f);
     return io_error(c->f, err, errlen);
 }
 

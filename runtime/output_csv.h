@@ -15,9 +15,13 @@
  * row per call. The file is the caller's (opened and closed by it). */
 typedef struct mb_csv mb_csv;
 
-/* Allocates the row buffers and writes the header line. NULL on failure. */
+/* Allocates the row buffers and writes the header line. NULL on failure. f may be NULL: the rows are
+ * then computed and checked but not written, so a run without an output file meets exactly the
+ * failures a run with one meets. */
 mb_csv *mb_csv_create(FILE *f, const mb_model *m, char *err, size_t errlen);
-/* Writes the current state of s (whose model must be the one given at create). */
+/* Computes the row of the current state of s (whose model must be the one given at create), fails
+ * (MB_ERR_NAN, naming the value) before writing anything when an entry is not finite, then writes it
+ * and flushes the stream, so the file holds every good row whatever happens later. */
 int mb_csv_row(mb_csv *c, mb_sim *s, char *err, size_t errlen);
 long mb_csv_rows(const mb_csv *c);
 void mb_csv_free(mb_csv *c);

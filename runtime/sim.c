@@ -323,6 +323,33 @@ int mb_sim_set_inputs(mb_sim *s, const double *u) {
 }
 
 /* ---- stepping ---- */
+static const char *zname(const mb_sim *s, int i) {
+    return s->m->z_names && s->m->z_names[i] ? s->m->z_names[i] : "?";
+}
+
+/* Names the coordinate behind an integrator's failure, which the integrator (knowing no mechanics) gives
+ * as a component: the largest error estimate of dopri5 in y = [z; zd], the largest Newton correction of
+ * the trapezoidal rule in zdd. */
+static int name_worst(mb_sim *s, int rc) {
+    int i = -1;
+    const char *what = "", *array = "";
+    if (s->dp && rc == MB_ERR_STEP_UNDERFLOW) {
+        i = mb_dopri5_worst(s->dp);
+        what = "error estimate";
+        array = i < s->nz ? "z" : "zd";
+        i %= s->nz;
+    } else if (s->trap && rc == MB_ERR_NEWTON) {
+        i = mb_trap_worst(s->trap);
+        what = "correction";
+        array = "zdd";
+    }
+    if (i < 0 || i >= s->nz) return rc;
+    size_t len = strlen(s->msg);
+    if (len + 1 < sizeof s->msg)
+        snprintf(s->msg + len, sizeof s->msg - len, "; largest %s in %s[%d] (%s)", what, array, i, zname(s, i));
+    return rc;
+}
+
 int mb_sim_assemble(mb_sim *s) {
     return s->need_reset ? restart(s) : MB_OK;
 }
@@ -383,7 +410,7 @@ int mb_sim_step(mb_sim *s, double t_out) {
         break;
     }
     if (rc) s->need_reset = 1;
-    return rc;
+    return name_worst(s, rc);
 }
 
 /* ---- reading ---- */
@@ -448,6 +475,36 @@ int mb_sim_tyres(mb_sim *s, double *out) {
         if (!isfinite(out[i]))
             return mb_fail(s->msg, sizeof s->msg, MB_ERR_NAN, "tyre %s output %d is %g at t = %.10g",
                            m->tyre_names ? m->tyre_names[i / MB_TYRE_OUTPUTS] : "?", i % MB_TYRE_OUTPUTS, out[i], s->t);
+    return MB_OK;
+}
+
+/* zdd at the current state of a closed loop, from its formulation (Matrix R: in s->f2). */
+static int loop_zdd(mb_sim *s, const double **zdd) {
+    if (s->al3) {
+        *zdd = mb_al3_zdd(s->al3);
+        return MB_OK;
+    }
+    int rc = mb_mr_rhs(s->mr, s->t, s->y, s->u, s->p, s->f2, s->msg, sizeof s->msg);
+    *zdd = s->f2 + s->nz;
+    return rc;
+}
+
+int mb_sim_power_constraints(mb_sim *s, double *r, double *power) {
+    *power = 0;
+    if (s->m->nc == 0 || (!s->mr && !s->al3)) return MB_OK;
+    if (!s->m->inverse_dynamics)
+        return mb_fail(s->msg, sizeof s->msg, MB_ERR_MODEL, "model %s has no inverse_dynamics function",
+                       s->m->name ? s->m->name : "?");
+    const double *zdd;
+    int rc = loop_zdd(s, &zdd);
+    if (rc) return rc;
+    mb_args a = {s->t, s->y, s->y + s->nz, zdd, s->u, s->p, NULL};
+    s->m->inverse_dynamics(&a, r);
+    double P = 0;
+    for (int i = 0; i < s->nz; ++i) P -= s->y[s->nz + i] * r[i];
+    if (!isfinite(P))
+        return mb_fail(s->msg, sizeof s->msg, MB_ERR_NAN, "power of the constraint forces is %g at t = %.10g", P, s->t);
+    *power = P;
     return MB_OK;
 }
 

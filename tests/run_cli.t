@@ -24,11 +24,11 @@ tap.like(out, "real%-time factor %d", "summary reports the real-time factor")
 tap.like(out, "steps 15000, function evaluations 60000", "summary reports steps and function evaluations")
 
 -- Cached build: a second run does not recompile the model's object.
-local obj = H.root .. "build/double_pendulum/double_pendulum.o"
-local _, m1 = H.sh("stat -c %.9Y '" .. obj .. "'")
+local obj = H.root .. "build/run/models/double_pendulum/double_pendulum-*.o"
+local _, m1 = H.sh("stat -c '%n %.9Y' " .. obj)
 mbgen("models/double_pendulum.lua --t-end 0.1 --quiet")
-local _, m2 = H.sh("stat -c %.9Y '" .. obj .. "'")
-tap.ok(m1 ~= "" and m1 == m2, "a second run reuses the compiled model (object unchanged)")
+local _, m2 = H.sh("stat -c '%n %.9Y' " .. obj)
+tap.ok(m1:match("%.o %d") and m1 == m2, "a second run reuses the compiled model (object unchanged): " .. m1)
 
 -- CSV and SVG.
 local csv, svg = tmp .. "/dp.csv", tmp .. "/dp.svg"
@@ -86,7 +86,7 @@ tap.ok(ok and rel and math.abs(rel) < 1e-8, "chain N = 8, dopri5 rtol 1e-10, 5 s
 -- Design parameters are set at run time: no new build folder, the summary says so.
 ok, out = mbgen("models/oscillator.lua --set k=400 --t-end 0.5")
 tap.ok(ok and out:find("set k=400", 1, true), "--set of a design parameter goes to the driver")
-tap.ok(not exists(H.root .. "build/oscillator-k=400/oscillator.c"), "and does not regenerate the model")
+tap.ok(not exists(H.root .. "build/run/models/oscillator-k=400/oscillator.c"), "and does not regenerate the model")
 
 -- Bad input: a message, a non-zero exit, and no output file.
 local bad = {
@@ -100,11 +100,24 @@ local bad = {
   { "models/chain.lua --integrator trapezoidal --step 0.05 --newton-max-iter 1 --t-end 1", "Newton did not converge" },
   { "models/double_pendulum.lua --integrator dopri5 --tolerance 1e-300 --t-end 1", "fell below its limit" },
 }
+-- A bad command line writes nothing; a run that fails (exit 1) keeps its CSV up to the last good state, and
+-- draws no plot.
+local function no_tmp()
+  local _, ls = H.sh("ls '" .. tmp .. "'")
+  return not ls:find("%.tmp")
+end
 for i, b in ipairs(bad) do
   local o, e = tmp .. "/bad" .. i .. ".csv", tmp .. "/bad" .. i .. ".svg"
   local okb, outb, code = mbgen(string.format("%s --out '%s' --plot '%s'", b[1], o, e))
   tap.ok(not okb and code ~= 0, "exits non-zero: " .. b[1])
   tap.like(outb, b[2], "says why: " .. b[2])
-  tap.ok(not exists(o) and not exists(e) and not exists(o .. ".tmp") and not exists(e .. ".tmp"), "writes nothing: " .. b[1])
+  if code == 1 then
+    local t_fail = tonumber(outb:match("error at t = (%S+) "))
+    local last = (H.read(o) or ""):match("\n([^\n]+)\n$")
+    tap.ok(t_fail and last and tonumber(last:match("^[^,]+")) == t_fail and not exists(e) and no_tmp(),
+      "keeps the CSV up to t = " .. tostring(t_fail) .. ", no plot: " .. b[1])
+  else
+    tap.ok(not exists(o) and not exists(e) and no_tmp(), "writes nothing: " .. b[1])
+  end
 end
 tap.done_testing()

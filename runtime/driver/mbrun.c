@@ -29,7 +29,8 @@ typedef struct {
     const char *out;
     const char *set_name[MAX_SETS];
     double set_value[MAX_SETS];
-    int nset, quiet, statics;
+    int nset, quiet, statics, allow_drift;
+    double drift_tol;
     mb_sim_options o;
 } run_args;
 
@@ -52,7 +53,12 @@ static void usage(FILE *f, const char *prog) {
             "  --set NAME=VALUE      a design parameter (repeatable)\n"
             "  --static              start from the static equilibrium (zd = 0) found from the initial pose,\n"
             "                        with the model's initial velocities; prints the tyre loads\n"
-            "  --quiet               no summary, no progress bar\n",
+            "  --drift-tol REL       energy balance threshold (default 1e-2): |E - E_start - W| over the largest\n"
+            "                        T + |V| and |W| of the run, checked at every output time\n"
+            "  --allow-drift         a balance beyond the threshold warns and exits 0 instead of 4\n"
+            "  --quiet               no summary, no progress bar\n"
+            "Exit status: 0 success, 1 the run failed (the message names the time, the step, the cause and what to\n"
+            "try; the CSV keeps every row up to the last good state), 2 bad command line, 4 energy balance off.\n",
             prog);
 }
 
@@ -138,7 +144,7 @@ static int parse_num(const char *opt, const char *s, double *out) {
 
 static int takes_value(const char *opt) {
     static const char *const names[] = {"--t-end", "--step", "--integrator", "--formulation", "--alpha", "--tolerance", "--max-steps",
-                                        "--newton-tol", "--newton-max-iter", "--out", "--output-step", "--set"};
+                                        "--newton-tol", "--newton-max-iter", "--out", "--output-step", "--set", "--drift-tol"};
     for (size_t i = 0; i < sizeof names / sizeof *names; ++i)
         if (!strcmp(opt, names[i])) return 1;
     return 0;
@@ -149,6 +155,7 @@ static int parse_args(int argc, char **argv, run_args *a) {
     const mb_model *m = &MB_MODEL;
     mb_sim_options_default(&a->o, m);
     a->t_end = m->simulate.t_end > 0 ? m->simulate.t_end : 10;
+    a->drift_tol = 1e-2;
     for (int i = 1; i < argc; ++i) {
         const char *opt = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
         double v;
@@ -161,6 +168,9 @@ static int parse_args(int argc, char **argv, run_args *a) {
             takes = 0;
         } else if (!strcmp(opt, "--quiet")) {
             a->quiet = 1;
+            takes = 0;
+        } else if (!strcmp(opt, "--allow-drift")) {
+            a->allow_drift = 1;
             takes = 0;
         } else if (!strcmp(opt, "--forward-dynamics")) {
             a->o.use_forward_dynamics = 1;
@@ -234,6 +244,13 @@ static int parse_args(int argc, char **argv, run_args *a) {
             a->o.al3.max_iter = (int)v;
         } else if (!strcmp(opt, "--out")) {
             a->out = val;
+        } else if (!strcmp(opt, "--drift-tol")) {
+            if (parse_num(opt, val, &v)) return 2;
+            if (!(v > 0)) {
+                fprintf(stderr, "mbrun: --drift-tol must be positive (got %g)\n", v);
+                return 2;
+            }
+            a->drift_tol = v;
         } else if (!strcmp(opt, "--output-step")) {
             if (parse_num(opt, val, &v)) return 2;
             if (!(v > 0)) {
@@ -281,14 +298,133 @@ static void progress(double frac, double t, double t_end) {
     fflush(stderr);
 }
 
+/* What to try after a failure of the given status, in terms of this driver's options (NULL: nothing). */
+static const char *hint(int status, const mb_sim_options *o) {
+    int closed = o->formulation != MB_FORMULATION_TREE;
+    switch (status) {
+    case MB_ERR_NAN:
+        if (o->integrator == MB_INTEGRATOR_RK4)
+            return closed ? "try a smaller --step, --integrator dopri5 (adaptive), or --formulation al3 (implicit) for a "
+                            "stiff model"
+                          : "try a smaller --step, --integrator dopri5 (adaptive), or --integrator trapezoidal (implicit) "
+                            "for a stiff model";
+        if (o->integrator == MB_INTEGRATOR_DOPRI5)
+            return closed ? "try a smaller --tolerance, or --formulation al3 (implicit) for a stiff model"
+                          : "try a smaller --tolerance, or --integrator trapezoidal (implicit) for a stiff model";
+        return "try a smaller --step or more --newton-max-iter";
+    case MB_ERR_NEWTON:
+        return "try a smaller --step or more --newton-max-iter (a mechanism that does not assemble: check its initial "
+               "coordinates)";
+    case MB_ERR_STEP_UNDERFLOW:
+        return closed ? "the model is stiff or not smooth there: try --formulation al3 (implicit) or a larger --tolerance"
+                      : "the model is stiff or not smooth there: try --integrator trapezoidal (implicit) or a larger "
+                        "--tolerance";
+    case MB_ERR_MAX_STEPS: return "raise --max-steps, or take larger steps";
+    case MB_ERR_SINGULAR:
+    case MB_ERR_NOT_PD:
+        return "the mechanism reached a singular configuration (a dead point, a lost degree of freedom, or a body "
+               "without mass on a free coordinate): check the model and its initial state";
+    default: return NULL;
+    }
+}
+
+/* The one message of a failed run, the same with and without --out: the time and the step of the last good
+ * state, the cause (naming the coordinate), and what to try. `step` is the step that failed (the last good
+ * one when a check of the state after it failed). A non-finite value after the energies grew by orders of
+ * magnitude is a divergence; otherwise a model function left its domain, or the step was too large. */
+static void fail_run(const mb_sim *s, long step, int status, const char *cause, int diverged) {
+    const char *h = hint(status, mb_sim_get_options(s)), *what = "";
+    if (status == MB_ERR_NAN)
+        what = diverged ? "; the run diverged" : "; a model function may have left its domain (sqrt or log of a negative "
+                                             "number, a division by zero), or the run diverged";
+    fprintf(stderr, "%smbrun: error at t = %.10g (step %ld): %s%s%s%s\n", isatty(fileno(stderr)) ? "\r\033[K" : "",
+            mb_sim_t(s), step, cause, what, h ? ": " : "", h ? h : "");
+}
+
+/* The energy balance E - E_start - W over a run, W the work of the non-conservative forces and of the
+ * constraints (drives): trapezoidal quadrature of their power over the output times, second order in the
+ * output interval (--output-step refines it). */
+typedef struct {
+    int track;                  /* the model has energy and forces_nc */
+    double T0, V0, T, V;        /* energy at the start and now */
+    double work, work_c;        /* non-conservative forces, constraints */
+    double p_prev, pc_prev;     /* their power at the last sample */
+    double scale;               /* largest T + |V| and |W| so far */
+    double worst;               /* largest |balance| / scale at a sample */
+    double t_worst, t_first;    /* where it was largest, where it first exceeded the threshold (NAN: never) */
+    long step_first;
+} balance;
+
+static double bal_value(const balance *b) { return b->T + b->V - b->T0 - b->V0 - b->work - b->work_c; }
+/* The last good state is far beyond any physical one (SI units): a blow-up, not a model function outside
+ * its domain. */
+static int grew(const mb_sim *s) {
+    const mb_model *m = mb_sim_model(s);
+    for (int i = 0; i < m->nz; ++i)
+        if (!(fabs(mb_sim_z(s)[i]) < 1e20 && fabs(mb_sim_zd(s)[i]) < 1e20)) return 1;
+    return 0;
+}
+
+/* Checks the state after a step (or at the start: first, dt = 0) and samples the energy balance; returns a
+ * status with the cause in msg. Every check runs whether or not rows are written (csv with a NULL file). */
+static int sample(mb_sim *s, mb_csv *csv, balance *b, double *q, int first, double dt, double tol, char *msg,
+                  size_t len) {
+    const mb_model *m = mb_sim_model(s);
+    const double *z = mb_sim_z(s), *zd = mb_sim_zd(s);
+    int rc;
+    for (int i = 0; i < 2 * m->nz; ++i) {
+        double v = i < m->nz ? z[i] : zd[i - m->nz];
+        if (!isfinite(v))
+            return mb_fail(msg, len, MB_ERR_NAN, "%s[%d] (%s) is %g", i < m->nz ? "coordinate z" : "velocity zd", i % m->nz,
+                           m->z_names ? m->z_names[i % m->nz] : "?", v);
+    }
+    if (m->energy && (rc = mb_sim_energy(s, &b->T, &b->V))) {
+        /* Finite state, infinite energy: name the fastest coordinate. */
+        int k = 0;
+        for (int i = 1; i < m->nz; ++i)
+            if (fabs(zd[i]) > fabs(zd[k])) k = i;
+        return mb_fail(msg, len, rc, "%s; the largest velocity is zd[%d] (%s) = %.3g", mb_sim_errmsg(s), k,
+                       m->z_names ? m->z_names[k] : "?", zd[k]);
+    }
+    if (first) {
+        b->T0 = b->T;
+        b->V0 = b->V;
+    }
+    if (b->track) {
+        double p, pc = 0;
+        if ((rc = mb_sim_power_nc(s, q, &p))) return mb_fail(msg, len, rc, "%s", mb_sim_errmsg(s));
+        if (m->nc > 0 && (rc = mb_sim_power_constraints(s, q, &pc))) return mb_fail(msg, len, rc, "%s", mb_sim_errmsg(s));
+        b->work += 0.5 * (b->p_prev + p) * dt;
+        b->work_c += 0.5 * (b->pc_prev + pc) * dt;
+        b->p_prev = p;
+        b->pc_prev = pc;
+        b->scale = fmax(b->scale, fmax(fabs(b->T) + fabs(b->V), fmax(fabs(b->work), fabs(b->work_c))));
+        double rel = fabs(bal_value(b)) / fmax(b->scale, 1e-300);
+        if (!(rel <= b->worst)) {
+            b->worst = rel;
+            b->t_worst = mb_sim_t(s);
+        }
+        if (rel > tol && isnan(b->t_first)) {
+            mb_stats st;
+            mb_sim_stats(s, &st);
+            b->t_first = mb_sim_t(s);
+            b->step_first = st.steps;
+        }
+    }
+    if ((rc = mb_csv_row(csv, s, msg, len))) return rc;
+    return MB_OK;
+}
+
 static int run(const run_args *a) {
     const mb_model *m = &MB_MODEL;
     char err[MB_ERRLEN] = "";
-    char tmp[4096] = "";
     FILE *f = NULL;
     mb_csv *csv = NULL;
-    double *q_nc = NULL;
+    double *q = NULL;
     int status = 1, rc = MB_OK;
+    balance b;
+    memset(&b, 0, sizeof b);
+    b.t_first = b.t_worst = NAN;
 
     mb_sim *s = mb_sim_create(m, &a->o, err, sizeof err);
     if (!s) {
@@ -308,36 +444,29 @@ static int run(const run_args *a) {
         }
     }
     /* The initial state as the integration will start from it (closed loops assembled with the --set values). */
-    if (a->nset && (rc = mb_sim_assemble(s))) goto sim_error;
+    if (a->nset && (rc = mb_sim_assemble(s))) {
+        fail_run(s, 0, rc, mb_sim_errmsg(s), 0);
+        goto done;
+    }
     if (a->statics && (rc = static_start(s, a->quiet))) {
         mb_sim_free(s);
         return 1;
     }
-    double T0 = NAN, V0 = NAN, T1 = NAN, V1 = NAN;
-    if (m->energy && (rc = mb_sim_energy(s, &T0, &V0))) goto sim_error;
-    /* Work of the non-conservative forces: trapezoidal quadrature of zd . Q_nc over the output times
-     * (second order in the output interval; --output-step refines it). */
-    double work = 0, p_prev = 0;
-    if (m->forces_nc) q_nc = malloc((size_t)(m->nz > 0 ? m->nz : 1) * sizeof *q_nc);
-    int track_work = q_nc != NULL;
-    if (m->forces_nc && !q_nc) {
+    if (!(q = malloc((size_t)m->nz * sizeof *q))) {
         fprintf(stderr, "mbrun: error: out of memory\n");
         goto done;
     }
-    if (track_work && (rc = mb_sim_power_nc(s, q_nc, &p_prev))) goto sim_error;
-
-    /* The CSV goes to a temporary name and is renamed at the end, so a failed
-     * run leaves no half-written file. */
-    if (a->out) {
-        if (snprintf(tmp, sizeof tmp, "%s.tmp%ld", a->out, (long)getpid()) >= (int)sizeof tmp) {
-            fprintf(stderr, "mbrun: error: output path too long\n");
-            goto done;
-        }
-        if (!(f = fopen(tmp, "w"))) {
-            fprintf(stderr, "mbrun: error: cannot write %s: %s\n", a->out, strerror(errno));
-            goto done;
-        }
-        if (!(csv = mb_csv_create(f, m, err, sizeof err)) || mb_csv_row(csv, s, err, sizeof err)) goto out_error;
+    /* The rows go straight to the file, flushed one by one: a run that fails keeps every good row. */
+    if (a->out && !(f = fopen(a->out, "w"))) {
+        fprintf(stderr, "mbrun: error: cannot write %s: %s\n", a->out, strerror(errno));
+        goto done;
+    }
+    if (!(csv = mb_csv_create(f, m, err, sizeof err))) goto out_error;
+    b.track = m->energy && m->forces_nc;
+    if ((rc = sample(s, csv, &b, q, 1, 0, a->drift_tol, err, sizeof err))) {
+        if (rc == MB_ERR_IO) goto out_error;
+        fail_run(s, 0, rc, err, 0);
+        goto done;
     }
 
     int bar = !a->quiet && isatty(fileno(stderr)), shown = 0;
@@ -346,14 +475,18 @@ static int run(const run_args *a) {
     for (long k = 1; k <= nout; ++k) {
         double t = k == nout ? a->t_end : k * dt;
         double t_prev = mb_sim_t(s);
-        if ((rc = mb_sim_step(s, t))) goto sim_error;
-        if (track_work) {
-            double p_now;
-            if ((rc = mb_sim_power_nc(s, q_nc, &p_now))) goto sim_error;
-            work += 0.5 * (p_prev + p_now) * (mb_sim_t(s) - t_prev);
-            p_prev = p_now;
+        mb_stats st;
+        if ((rc = mb_sim_step(s, t))) {
+            mb_sim_stats(s, &st);
+            fail_run(s, st.steps + 1, rc, mb_sim_errmsg(s), grew(s));
+            goto done;
         }
-        if (csv && mb_csv_row(csv, s, err, sizeof err)) goto out_error;
+        if ((rc = sample(s, csv, &b, q, 0, mb_sim_t(s) - t_prev, a->drift_tol, err, sizeof err))) {
+            if (rc == MB_ERR_IO) goto out_error;
+            mb_sim_stats(s, &st);
+            fail_run(s, st.steps, rc, err, grew(s) || rc == MB_ERR_NAN);
+            goto done;
+        }
         if (bar && now() - w0 > 2.0) {
             progress((double)k / nout, t, a->t_end);
             shown = 1;
@@ -368,18 +501,12 @@ static int run(const run_args *a) {
             fprintf(stderr, "mbrun: error: writing %s: %s\n", a->out, strerror(errno));
             goto done;
         }
-        if (rename(tmp, a->out) != 0) {
-            fprintf(stderr, "mbrun: error: cannot rename %s to %s: %s\n", tmp, a->out, strerror(errno));
-            goto done;
-        }
-        tmp[0] = '\0';
     }
-    if (m->energy && (rc = mb_sim_energy(s, &T1, &V1))) goto sim_error;
 
+    mb_stats st;
+    mb_sim_stats(s, &st);
+    const mb_sim_options *o = mb_sim_get_options(s);
     if (!a->quiet) {
-        mb_stats st;
-        mb_sim_stats(s, &st);
-        const mb_sim_options *o = mb_sim_get_options(s);
         printf("model %s: %d coordinates, integrator %s", m->name ? m->name : "?", m->nz,
                mb_integrator_name(o->integrator));
         if (o->integrator == MB_INTEGRATOR_DOPRI5) printf(" (rtol %g, atol %g)", o->rtol, o->atol);
@@ -392,15 +519,16 @@ static int run(const run_args *a) {
             printf("  %-20s z = % .10f   zd = % .10f\n", m->z_names ? m->z_names[i] : "?", mb_sim_z(s)[i],
                    mb_sim_zd(s)[i]);
         if (m->energy) {
-            double E0 = T0 + V0, E1 = T1 + V1;
-            printf("energy start %.10g (kinetic %.10g, potential %.10g)\n", E0, T0, V0);
-            printf("energy end   %.10g (kinetic %.10g, potential %.10g)\n", E1, T1, V1);
-            if (track_work)
-                printf("energy change %.6g, work of non-conservative forces %.6g, balance %.3g (relative %.3g)\n",
-                       E1 - E0, work, E1 - E0 - work, (E1 - E0 - work) / fmax(fmax(fabs(E0), fabs(work)), 1e-300));
-            else
-                printf("energy change %.3g (relative %.3g); non-conservative work is not tracked\n", E1 - E0,
-                       (E1 - E0) / fmax(fabs(E0), 1e-300));
+            printf("energy start %.10g (kinetic %.10g, potential %.10g)\n", b.T0 + b.V0, b.T0, b.V0);
+            printf("energy end   %.10g (kinetic %.10g, potential %.10g)\n", b.T + b.V, b.T, b.V);
+            if (b.track) {
+                printf("energy change %.6g, work of non-conservative forces %.6g", b.T + b.V - b.T0 - b.V0, b.work);
+                if (m->nc > 0) printf(", work of the constraints %.6g", b.work_c);
+                printf(", balance %.3g (relative %.3g)\n", bal_value(&b), bal_value(&b) / fmax(b.scale, 1e-300));
+            } else {
+                printf("energy change %.3g (relative %.3g); non-conservative work is not tracked\n",
+                       b.T + b.V - b.T0 - b.V0, (b.T + b.V - b.T0 - b.V0) / fmax(fabs(b.T0 + b.V0), 1e-300));
+            }
         }
         if (m->nc > 0) {
             double v[3];
@@ -415,22 +543,29 @@ static int run(const run_args *a) {
                st.steps, st.rhs_evals, st.rejected, st.newton_iters, st.jac_evals);
         printf("wall time %.4g s, real-time factor %.4g\n", wall, wall > 0 ? a->t_end / wall : INFINITY);
         if (a->out) printf("wrote %s (%ld rows)\n", a->out, mb_csv_rows(csv));
+        fflush(stdout);
     }
     status = 0;
+    /* The energy balance: off by more than the threshold relative to the energies of the run, the run is
+     * suspect (diverged when the balance is of the order of the energies themselves). */
+    if (b.track && !isnan(b.t_first)) {
+        fprintf(stderr,
+                "mbrun: %s: energy balance off by %.3g relative to the run's energy scale %.3g J (threshold %g, first "
+                "exceeded at t = %.10g, step %ld; largest at t = %.10g): %s: %s%s\n",
+                a->allow_drift ? "warning" : "error", b.worst, b.scale, a->drift_tol, b.t_first, b.step_first,
+                b.t_worst, b.worst > 0.5 ? "the run diverged" : "the energy drifted", hint(MB_ERR_NAN, o),
+                a->allow_drift ? "" : "; --allow-drift accepts the run");
+        if (!a->allow_drift) status = 4;
+    }
     goto done;
 
-sim_error:
-    fprintf(stderr, "%smbrun: error at t = %.10g: %s\n", isatty(fileno(stderr)) ? "\r\033[K" : "", mb_sim_t(s),
-            mb_sim_errmsg(s));
-    goto done;
 out_error:
-    fprintf(stderr, "mbrun: error: %s: %s\n", a->out, err);
+    fprintf(stderr, "mbrun: error: %s: %s\n", a->out ? a->out : "output", err);
 done:
     if (f) fclose(f);
-    if (tmp[0]) remove(tmp);
     mb_csv_free(csv);
     mb_sim_free(s);
-    free(q_nc);
+    free(q);
     return status;
 }
 
