@@ -70,6 +70,21 @@ local function math_functions(E)
   return f
 end
 
+-- The parser's message for text that failed to load. Nesting deeper than its C stack allows gives "C stack
+-- overflow" without a position: the line where brackets first nest 150 deep stands in for it.
+function M.syntax_message(msg, text, file)
+  msg = tostring(msg)
+  if msg:match("^[^\n]-:%d+: ") or not msg:find("C stack overflow", 1, true) then return msg end
+  local depth, line = 0, 1
+  for c in text:gmatch("[%(%[{}%]%)\n]") do
+    if c == "\n" then line = line + 1
+    elseif c == "(" or c == "[" or c == "{" then depth = depth + 1
+    else depth = depth - 1 end
+    if depth >= 150 then break end
+  end
+  return string.format("%s:%d: brackets nest too deeply for the parser (C stack overflow)", file or "?", line)
+end
+
 -- Runs `source` (the text of `file`) once. opts:
 --   E          the symbolic engine (sym.expr)
 --   numeric    true: design names are their default numbers; false: symbols p[index]
@@ -279,7 +294,11 @@ function M.run(file, source, opts)
     local text = f:read("a")
     f:close()
     local chunk, syntax = load(text, "@" .. path, "t", env)
-    if not chunk then fail("use", "library " .. tostring(syntax), line) end
+    if not chunk then
+      -- The handler below also sees the parser's own errors (C stack overflow) and makes them values.
+      if errors.is_error(syntax) then syntax = syntax.message end
+      fail("use", "library " .. M.syntax_message(syntax, text, path), line)
+    end
     lib_sources["@" .. path] = path
     budget.register("@" .. path, path)
     local value = chunk()
@@ -309,7 +328,7 @@ function M.run(file, source, opts)
   })
 
   local chunk, syntax = load(source, chunkname, "t", env)
-  if not chunk then error(errors.from_lua(syntax, file), 0) end
+  if not chunk then error(errors.from_lua(M.syntax_message(syntax, source, file), file), 0) end
   budget.register(chunkname, file)
   -- The handler runs before the stack unwinds, so it can still find the model line of a failure
   -- raised deep inside a helper (a bad argument to sin, say). The file and the libraries it uses run
@@ -318,7 +337,7 @@ function M.run(file, source, opts)
   local ok, err = xpcall(chunk, function(e)
     if errors.is_error(e) then return e end
     local line = where()
-    local msg = tostring(e)
+    local msg = type(e) == "string" and e or string.format("error() was called with a %s value", type(e))
     local f, l, rest = msg:match("^(.-):(%d+): (.*)$")
     if f == file then return errors.new(file, tonumber(l), nil, rest) end
     if f and lib_sources["@" .. f] then

@@ -306,7 +306,9 @@ function M.check(model)
   end
 
   if #coord_list == 0 then
-    errors.raise(file, model.name_line, nil, "the model has no coordinates: declare a body and a joint that moves it (revolute, prismatic, ...)")
+    local first = model.bodies[1] or model.joints[1]
+    errors.raise(file, first and first.line or model.name_line or 1, nil,
+      "the model has no coordinates: declare a body and a joint that moves it (revolute, prismatic, ...)")
   end
   return true
 end

@@ -298,8 +298,9 @@ static void progress(double frac, double t, double t_end) {
     fflush(stderr);
 }
 
-/* What to try after a failure of the given status, in terms of this driver's options (NULL: nothing). */
-static const char *hint(int status, const mb_sim_options *o) {
+/* What to try after a failure of the given status, in terms of this driver's options (NULL: nothing);
+ * step 0: before the first step (assembly, initial state). */
+static const char *hint(int status, long step, const mb_sim_options *o) {
     int closed = o->formulation != MB_FORMULATION_TREE;
     switch (status) {
     case MB_ERR_NAN:
@@ -313,17 +314,19 @@ static const char *hint(int status, const mb_sim_options *o) {
                           : "try a smaller --tolerance, or --integrator trapezoidal (implicit) for a stiff model";
         return "try a smaller --step or more --newton-max-iter";
     case MB_ERR_NEWTON:
-        return "try a smaller --step or more --newton-max-iter (a mechanism that does not assemble: check its initial "
-               "coordinates)";
+        return step == 0 ? "the mechanism does not close: check its initial coordinates and its dimensions (--set)"
+                         : "try a smaller --step or more --newton-max-iter";
     case MB_ERR_STEP_UNDERFLOW:
         return closed ? "the model is stiff or not smooth there: try --formulation al3 (implicit) or a larger --tolerance"
                       : "the model is stiff or not smooth there: try --integrator trapezoidal (implicit) or a larger "
                         "--tolerance";
     case MB_ERR_MAX_STEPS: return "raise --max-steps, or take larger steps";
     case MB_ERR_SINGULAR:
+        return "the mechanism reached a singular configuration (a dead point, or its degrees of freedom changed): "
+               "check its dimensions and its initial state";
     case MB_ERR_NOT_PD:
-        return "the mechanism reached a singular configuration (a dead point, a lost degree of freedom, or a body "
-               "without mass on a free coordinate): check the model and its initial state";
+        return "the mass matrix is not positive definite: check the masses and inertias (a coordinate that moves no "
+               "mass) and the configuration";
     default: return NULL;
     }
 }
@@ -333,7 +336,7 @@ static const char *hint(int status, const mb_sim_options *o) {
  * one when a check of the state after it failed). A non-finite value after the energies grew by orders of
  * magnitude is a divergence; otherwise a model function left its domain, or the step was too large. */
 static void fail_run(const mb_sim *s, long step, int status, const char *cause, int diverged) {
-    const char *h = hint(status, mb_sim_get_options(s)), *what = "";
+    const char *h = hint(status, step, mb_sim_get_options(s)), *what = "";
     if (status == MB_ERR_NAN)
         what = diverged ? "; the run diverged" : "; a model function may have left its domain (sqrt or log of a negative "
                                              "number, a division by zero), or the run diverged";
@@ -427,8 +430,8 @@ static int run(const run_args *a) {
     b.t_first = b.t_worst = NAN;
 
     mb_sim *s = mb_sim_create(m, &a->o, err, sizeof err);
-    if (!s) {
-        fprintf(stderr, "mbrun: error: %s\n", err);
+    if (!s) { /* the initial state is evaluated (and a closed loop assembled) at create */
+        fprintf(stderr, "mbrun: error at t = 0 (step 0): %s\n", err);
         return 1;
     }
     for (int k = 0; k < a->nset; ++k) {
@@ -461,6 +464,8 @@ static int run(const run_args *a) {
         fprintf(stderr, "mbrun: error: cannot write %s: %s\n", a->out, strerror(errno));
         goto done;
     }
+    /* A buffer larger than a row (fourbar_grid: 10 KB), so a row reaches the file in one write. */
+    if (f) setvbuf(f, NULL, _IOFBF, 1 << 18);
     if (!(csv = mb_csv_create(f, m, err, sizeof err))) goto out_error;
     b.track = m->energy && m->forces_nc;
     if ((rc = sample(s, csv, &b, q, 1, 0, a->drift_tol, err, sizeof err))) {
@@ -553,7 +558,7 @@ static int run(const run_args *a) {
                 "mbrun: %s: energy balance off by %.3g relative to the run's energy scale %.3g J (threshold %g, first "
                 "exceeded at t = %.10g, step %ld; largest at t = %.10g): %s: %s%s\n",
                 a->allow_drift ? "warning" : "error", b.worst, b.scale, a->drift_tol, b.t_first, b.step_first,
-                b.t_worst, b.worst > 0.5 ? "the run diverged" : "the energy drifted", hint(MB_ERR_NAN, o),
+                b.t_worst, b.worst > 0.5 ? "the run diverged" : "the energy drifted", hint(MB_ERR_NAN, 1, o),
                 a->allow_drift ? "" : "; --allow-drift accepts the run");
         if (!a->allow_drift) status = 4;
     }
