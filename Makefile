@@ -59,19 +59,21 @@ peer-deps:
 # Every product is written under a name of this shell ($$$$) and renamed into place, so a program that
 # links the library or a test while another make (or `mbgen run`) rebuilds it never sees half a file.
 ATOMIC = t=$@.$$$$.tmp; rm -f $$t; trap 'rm -f $$t' EXIT;
+# The command as make would echo it, except under -s.
+SAY = $(if $(findstring s,$(firstword -$(MAKEFLAGS))),:,echo)
 
 $(BUILD)/runtime/%.o: runtime/%.c $(RUNTIME_HDR)
 	@mkdir -p $(@D)
-	@$(ATOMIC) echo "$(CC) $(CFLAGS) -Iruntime -c $< -o $@"; $(CC) $(CFLAGS) -Iruntime -c $< -o $$t && mv -f $$t $@
+	@$(ATOMIC) $(SAY) "$(CC) $(CFLAGS) -Iruntime -c $< -o $@"; $(CC) $(CFLAGS) -Iruntime -c $< -o $$t && mv -f $$t $@
 
 $(RUNTIME_LIB): $(RUNTIME_OBJ)
 	@mkdir -p $(@D)
-	@$(ATOMIC) echo "ar rcs $@ $(RUNTIME_OBJ)"; ar rcs $$t $(RUNTIME_OBJ) && mv -f $$t $@
+	@$(ATOMIC) $(SAY) "ar rcs $@ $(RUNTIME_OBJ)"; ar rcs $$t $(RUNTIME_OBJ) && mv -f $$t $@
 
 # A C test may #include "generated/NAME.c" directly; rebuild when any of it changes.
 $(BUILD)/tests/%.t: tests/c/%.c tests/tap.h $(RUNTIME_LIB) $(wildcard generated/*.c generated/*.h tests/c/*.h runtime/driver/*.c)
 	@mkdir -p $(@D)
-	@$(ATOMIC) echo "$(CC) $(CFLAGS) -I. -Iruntime -Itests -Igenerated $< -o $@ $(RUNTIME_LIB) $(LDLIBS)"; \
+	@$(ATOMIC) $(SAY) "$(CC) $(CFLAGS) -I. -Iruntime -Itests -Igenerated $< -o $@ $(RUNTIME_LIB) $(LDLIBS)"; \
 	  $(CC) $(CFLAGS) -I. -Iruntime -Itests -Igenerated $< -o $$t $(RUNTIME_LIB) $(LDLIBS) && mv -f $$t $@
 
 # The main job: generate the default model, compile it with the runtime's driver, simulate, summarize.

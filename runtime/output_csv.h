@@ -20,8 +20,9 @@ typedef struct mb_csv mb_csv;
  * failures a run with one meets. */
 mb_csv *mb_csv_create(FILE *f, const mb_model *m, char *err, size_t errlen);
 /* Computes the row of the current state of s (whose model must be the one given at create), fails
- * (MB_ERR_NAN, naming the value) before writing anything when an entry is not finite, then writes it
- * and flushes the stream, so the file holds every good row whatever happens later. */
+ * (MB_ERR_NAN, naming the value) before writing anything when an output is not finite (the state
+ * itself always is: mb_sim refuses others), then writes it and flushes the stream, so the file holds
+ * every good row whatever happens later. */
 int mb_csv_row(mb_csv *c, mb_sim *s, char *err, size_t errlen);
 long mb_csv_rows(const mb_csv *c);
 void mb_csv_free(mb_csv *c);

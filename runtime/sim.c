@@ -501,7 +501,7 @@ int mb_sim_power_constraints(mb_sim *s, double *r, double *power) {
     mb_args a = {s->t, s->y, s->y + s->nz, zdd, s->u, s->p, NULL};
     s->m->inverse_dynamics(&a, r);
     double P = 0;
-    for (int i = 0; i < s->nz; ++i) P -= s->y[s->nz + i] * r[i];
+    for (int i = 0; i < s->nz; ++i) P += s->y[s->nz + i] * r[i];
     if (!isfinite(P))
         return mb_fail(s->msg, sizeof s->msg, MB_ERR_NAN, "power of the constraint forces is %g at t = %.10g", P, s->t);
     *power = P;

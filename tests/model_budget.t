@@ -32,6 +32,10 @@ local cases = {
   { "function", 'torque "t" { joint = "j", value = function(t, s)\n  while true do end\nend }\n', "--max-instructions 1000000",
     "function.lua:5", INSTR:format(1000000) },
   { "small_memory", 'local t = {}\nfor i = 1, 1e6 do t[i] = i end\n', "--max-memory 4", "small_memory.lua:5", MEM:format(4) },
+  -- Lua's allocation failure skips every message handler and arrives as the bare string "not enough memory";
+  -- a model function that raises that string stands in for one (a real one needs the machine's memory).
+  { "allocation_failure", 'torque "t" { joint = "j", value = function(t, s) error("not enough memory", 0) end }\n', "",
+    "allocation_failure.lua:4", "model ran out of memory (not enough memory below the --max-memory budget of 128 MB)" },
 }
 
 for _, c in ipairs(cases) do

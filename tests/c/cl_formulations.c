@@ -161,6 +161,30 @@ int main(void) {
         mb_sim_free(sd);
     }
 
+    /* The work of the constraint forces (mb_sim_power_constraints, zd . r): the drive's work is the energy the
+     * mechanism gains (it has no other non-conservative force); without the drive it does none. Trapezoidal
+     * quadrature of the power every 1 ms, matrix_r + rk4. */
+    for (int driven = 0; driven <= 1; ++driven) {
+        const mb_model *m = driven ? &cl_slider_crank_driven_model : &cl_slider_crank_model;
+        mb_sim *sw = make(m, MB_FORMULATION_MATRIX_R, MB_INTEGRATOR_RK4, 1e-3, 0);
+        double r[3], p0 = 0, p1 = 0, work = 0, E0 = sw ? energy(sw) : 0, pmax = 0;
+        int rc = sw ? mb_sim_power_constraints(sw, r, &p0) : -1;
+        for (int k = 1; k <= 2000 && rc == MB_OK; ++k) {
+            if ((rc = mb_sim_step(sw, k * 1e-3)) || (rc = mb_sim_power_constraints(sw, r, &p1))) break;
+            work += 0.5 * (p0 + p1) * 1e-3;
+            pmax = fmax(pmax, fabs(p1));
+            p0 = p1;
+        }
+        double dE = sw ? energy(sw) - E0 : NAN;
+        if (driven)
+            ok(rc == MB_OK && fabs(work - dE) < 1e-5 * fabs(dE) && fabs(dE) > 0.1,
+               "driven slider-crank: the work of the drive %.9g J equals the energy change %.9g J", work, dE);
+        else
+            ok(rc == MB_OK && pmax < 1e-9, "free slider-crank: the constraint forces do no work (largest power %.2g W)",
+               pmax);
+        mb_sim_free(sw);
+    }
+
     /* Long run: 20 s of the four-bar, matrix_r + rk4; al3. */
     mb_sim *lr = make(&cl_fourbar_model, MB_FORMULATION_MATRIX_R, MB_INTEGRATOR_RK4, 1e-3, 0);
     is_int(run(lr, 20, 0.1, w, &drift), MB_OK, "four-bar 20 s matrix_r + rk4");

@@ -108,6 +108,7 @@ int main(int argc, char **argv) {
         {"--tolerance abc", "'abc' is not a number", 2},
         {"--bogus", "unknown option '--bogus'", 2},
         {"--step", "--step needs a value", 2},
+        {"--drift-tol 0", "--drift-tol must be positive", 2},
         {"--integrator trapezoidal --newton-max-iter 1", "Newton did not converge", 1},
         {"--integrator dopri5 --tolerance 1e-300", "fell below its limit", 1},
         {"--max-steps 3", "more than max_steps = 3", 1},
@@ -143,6 +144,9 @@ int main(int argc, char **argv) {
            strtok(out, "\n") ? out : "", code == 2 ? "no file" : "the CSV up to the last good state");
     }
     remove(csv);
+    is_int(drive("--out /nonexistent_dir_rt_driver/x.csv"), 1, "an output file that cannot be opened: exit 1");
+    ok(strstr(out, "mbrun: error: cannot write /nonexistent_dir_rt_driver/x.csv: No such file or directory") != NULL,
+       "and says so: %s", out);
 
     /* The real build: gcc -DMB_MODEL=... mbrun.c MODEL.c + the runtime, as `mbgen run` does. */
     char dir[256], src[300], exe[300];
