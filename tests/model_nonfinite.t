@@ -126,6 +126,13 @@ for _, c in ipairs {
   tap.is(out, c[2], c[1] .. ": names --set NAME")
   tap.is(code, 2, c[1] .. ": exit status 2")
 end
+-- An integer power too large to write out as products (the emitter would print 2^53 multiplications).
+H.write(dir .. "/power.lua", (instance("none", "0.0")):gsub("s%.z%.ja %^ 2", "s.z.ja ^ 9007199254740992"))
+out, code = mbgen("info build/tmp/model_nonfinite/power.lua --no-functions")
+tap.like(out, '^build/tmp/model_nonfinite/power%.lua:%d+: objective "o": field "integrand" returns an expression that raises to the power 9007199254740992 %(at most 64',
+  "a power of 2^53 is refused at its element")
+tap.is(code, 2, "exit status 2")
+
 -- A finite --set value out of the element's range is reported at --set, with the line it reaches.
 out, code = mbgen("info build/tmp/model_nonfinite/finite.lua --no-functions --set m=-3")
 tap.is(out, '--set m=-3: build/tmp/model_nonfinite/finite.lua:7: body "a": negative mass -3\n',

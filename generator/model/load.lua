@@ -87,18 +87,26 @@ end
 local function finite(v) return v == v and v ~= math.huge and v ~= -math.huge end
 M.finite = finite
 
--- The first constant of an expression that is not finite (a NaN or an infinity folded into it), or nil.
-function M.nonfinite_constant(E, v)
-  if type(v) == "number" then return not finite(v) and v or nil end
+local function show(v) return v ~= v and "nan" or tostring(v) end
+M.show = show
+
+-- The largest integer power the emitter writes out (as that many multiplications).
+M.MAX_POWER = 64
+
+-- What makes an expression unfit for the generated C, or nil: a constant that is not finite (a NaN or an
+-- infinity folded into it), or an integer power too large to write out as products.
+function M.expression_problem(E, v)
+  if type(v) == "number" then return not finite(v) and ("holds " .. show(v)) or nil end
   if not E.is_node(v) then return nil end
   for _, n in ipairs(E.topo(v)) do
-    if n.op == "const" and not finite(n.value) then return n.value end
+    if n.op == "const" and not finite(n.value) then return "holds " .. show(n.value) .. " (every number must be finite)" end
+    if n.op == "pow" and math.abs(n.k) > M.MAX_POWER then
+      return string.format("raises to the power %s (at most %d: write exp(k * log(x)) for larger ones)",
+        errors.number(n.k), M.MAX_POWER)
+    end
   end
   return nil
 end
-
-local function show(v) return v ~= v and "nan" or tostring(v) end
-M.show = show
 
 -- Checkers: each returns the normalized value or raises an error naming the field.
 local function new_checker(E, numeric, file, line, element)
@@ -108,8 +116,8 @@ local function new_checker(E, numeric, file, line, element)
   local c = {}
   -- Every number must be finite, so the emitter never prints a NaN or an infinity into C.
   local function finite_node(v, field)
-    local x = M.nonfinite_constant(E, v)
-    if x then bad(field, string.format("must be finite (its expression holds %s)", show(x))) end
+    local problem = M.expression_problem(E, v)
+    if problem then bad(field, "must be a finite expression (it " .. problem .. ")") end
     return v
   end
   function c.number(v, field)

@@ -207,11 +207,8 @@ local function trace(E, tree, el, fn, args, want, what)
   -- A NaN or an infinity folded into the expression would reach the generated C as a literal.
   local load = require "model.load"
   for _, v in ipairs(want == "vec3" and res or { res }) do
-    local x = load.nonfinite_constant(E, v)
-    if x then
-      errors.raise(file, el.line, el.element, string.format("%s returns an expression that holds %s (every number must be finite)",
-        what, load.show(x)))
-    end
+    local problem = load.expression_problem(E, v)
+    if problem then errors.raise(file, el.line, el.element, string.format("%s returns an expression that %s", what, problem)) end
   end
 end
 
