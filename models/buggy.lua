@@ -35,7 +35,7 @@
 -- (recorded below), all wheels rolling at the start speed (the front wheels reach the step at t = 1.83 s,
 -- the lane change starts at t = 2.4 s).
 model "buggy"
-description "Buggy: double-wishbone corners, rack steering, Magic Formula tyres; step descent or double lane change (seeds/000.md §4.2)"
+description "Buggy: double-wishbone corners, rack steering, Magic Formula tyres; step descent or double lane change (the buggy benchmark of López Varela et al. 2025)"
 
 gravity { 0, 0, -9.81 }
 parameter { manoeuvre = 1, speed = 0 } -- speed 0: the manoeuvre's own (3 m/s step descent, 5 m/s lane change)

@@ -17,7 +17,7 @@
 -- forward at 50 km/h with the wheels rolling (spin = v / loaded radius). No rolling resistance or air drag is
 -- modelled, so the speed control has nothing to hold against but the tyres' slip in the manoeuvre.
 model "coach"
-description "16-DOF coach (seeds/003.md §3.3): two-part body, independent front, rigid dual-wheel rear axle, lane change at 50 km/h"
+description "16-DOF coach (Callejo et al. 2014): two-part body, independent front, rigid dual-wheel rear axle, lane change at 50 km/h"
 
 local g = 9.81
 gravity { 0, 0, -g }

@@ -6,7 +6,7 @@
 -- The input tau (a shoulder motor, as in INTERFACES.md §1) is not in the seed: with u = 0 the motion is
 -- the seed's, whose table gives theta1(5) = 0.26939296 and KE(5) = 1.914064215.
 model "double_pendulum"
-description "Planar double pendulum: point masses on massless links (seeds/004.md §8.2)"
+description "Planar double pendulum: point masses on massless links (Anderson and Hsu 2002)"
 
 gravity { 0, -9.81, 0 }
 

@@ -13,7 +13,7 @@
 -- of rho). Tree: A0-A1-A2 and A4-A3-A2 branches, cut at A2 (point2d loop, 2 equations): 4 - 2 = 2 DOF,
 -- independent coordinates J0 and J4 (the ground joints).
 model "fivebar"
-description "Planar five-bar linkage with two springs (seeds/000.md §4.1; invented data)"
+description "Planar five-bar linkage with two springs (López Varela et al. 2025; invented data)"
 
 gravity { 0, -9.81, 0 }
 local L1, L2, L3, L4, Lg = 0.3, 0.6, 0.6, 0.3, 0.4

@@ -10,7 +10,7 @@
 -- by a point2d loop (normal x): NY NZ loops, 2 NY NZ equations, DOF = NZ = 15.
 -- Initial configuration: all squares (z = 0), exactly assembled; z_1 is the top bar of column 0.
 model "fourbar_grid"
-description "Grid of NY x NZ four-bar loops (seeds/003.md §3.2), revolute joints parallel to x"
+description "Grid of NY x NZ four-bar loops (Callejo et al. 2014), revolute joints parallel to x"
 
 gravity { 0, 0, -9.81 }
 parameter { NY = 1, NZ = 15 }

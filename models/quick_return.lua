@@ -14,7 +14,7 @@
 -- Initial state: the digest's z0 and zd0, exactly consistent (E0 = 38.880050163999 J; z at t = 1 s:
 -- 1.8803423314, 0.3263403130, -5.1304478151, -1.2430069231, -0.6373354082).
 model "quick_return"
-description "Quick-return (crank-shaper) mechanism, seeds/001.md §11.3: cut revolute D and cut ram guide"
+description "Quick-return (crank-shaper) mechanism of Yu et al.: cut revolute D and cut ram guide"
 
 gravity { 0, -9.81, 0 }
 

@@ -23,7 +23,7 @@
 -- where the tyres carry the estimated weight, forward speed 30 m/s, wheel spins 30 / R (loaded radius);
 -- `mbgen run --static` replaces the pose by the static equilibrium (tyre loads = weight), keeping them.
 model "sedan"
-description "15-DOF 12-rod sedan: MacPherson front, multi-link rear, slalom at 30 m/s (seeds/002.md §4, Chrono sedan data)"
+description "15-DOF 12-rod sedan: MacPherson front, multi-link rear, slalom at 30 m/s (Pan et al. 2017, Chrono sedan data)"
 
 local D = use "sedan_data"
 local pac = use "pacejka"
