@@ -111,7 +111,7 @@ bench: deps peer-deps $(RUNTIME_LIB)
 	  rows="$$rows| $$b | $$(( $$(date +%s) - s )) | $$(( c1 - c0 )) | $$st |\n"; \
 	done; \
 	{ echo "# Wall time of make bench"; echo; \
-	  echo "Machine: $$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $$(nproc) cores shared with other users;" \
+	  echo "Machine: $$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $$(nproc) cores;" \
 	    "load average $$load0 at the start, $$(cut -d' ' -f1-3 /proc/loadavg) at the end; $$(date -u +%Y-%m-%d)." \
 	    "Builds run one per core; everything timed runs alone. CPU seconds add up both cores."; echo; \
 	  echo "| script | wall s | CPU s (user + sys) | status |"; echo "|---|---|---|---|"; printf "$$rows"; \

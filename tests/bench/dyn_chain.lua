@@ -16,7 +16,7 @@ local FUNCTIONS = { "mass", "inverse_dynamics", "inverse_dynamics_dz", "inverse_
   "inverse_dynamics_tangent", "forward_dynamics" }
 
 -- Operations of r and both Jacobians computed together (shared kinematics counted once): the measure of
--- DERIVATIVES.md §7, per entry = (ops(r, dr/dz, dr/dzd) - ops(r)) / 2N².
+-- docs/derivatives.md, per entry = (ops(r, dr/dz, dr/dzd) - ops(r)) / 2N².
 local function fused_ops(tree)
   local by = {}
   for _, f in ipairs(TF.build(tree).functions) do by[f.name] = f.exprs end
@@ -101,7 +101,7 @@ BD.write(H, root .. "tests/bench/results/dyn_chain.tsv", data)
 local text = "# Open-tree functions of models/chain.lua\n\nMachine: " .. BD.machine(H) .. ". " ..
   "Ratios > 1 mean mbgen is faster; all from one run of `make bench`. Textbook = tests/c/ref_tree.h " ..
   "(Featherstone RNEA/CRBA/ABA in body frames). Ops per Jacobian entry = (ops(ID, dz, dzd together) - ops(ID)) / 2N² " ..
-  "(DERIVATIVES.md §7); tangent: (ops(tangent) - ops(ID)) / N², the fused c_z dr/dz + c_v dr/dzd + c_a M. " ..
+  "(docs/derivatives.md); tangent: (ops(tangent) - ops(ID)) / N², the fused c_z dr/dz + c_v dr/dzd + c_a M. " ..
   "The benchmark generates only the timed functions (`mbgen generate --functions`); gcc s is the wall time of " ..
   "one compile of the model and its driver, one compile per core at a time. Callgrind instruction counts of every " ..
   "timed call and the raw numbers: dyn_chain.tsv.\n\n" ..

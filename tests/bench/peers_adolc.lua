@@ -1,4 +1,4 @@
--- peers_adolc.lua: `make bench` against ADOL-C (seeds/003.md): the Jacobian [dr/dz, dr/dzd] of the inverse
+-- peers_adolc.lua: `make bench` against ADOL-C (as in Callejo et al. 2014): the Jacobian [dr/dz, dr/dzd] of the inverse
 -- dynamics by mbgen's analytic recursion, by central differences of the generated function, and by ADOL-C
 -- (dense forward, dense reverse, sparse) taping the same generated function; same-run ratios.
 local root = arg[0]:match("^(.-)tests/bench/[^/]*$") or "./"
@@ -21,7 +21,7 @@ end
 for n in (os.getenv("CHAIN_N") or "8 24"):gmatch("%d+") do
   cases[#cases + 1] = { label = "chain N=" .. n, model = "chain", set = { N = tonumber(n) }, name = "chain" .. n }
 end
--- The vehicles (seeds/003.md's sedan and coach) are timed when their model files exist; a problem with one of
+-- The vehicles (the sedan and the coach) are timed when their model files exist; a problem with one of
 -- them is a note in the table, not a failed benchmark.
 local notes = {}
 for v in (os.getenv("VEHICLES") or "sedan coach"):gmatch("%w+") do

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # vehicles.sh: real-time factor of each vehicle manoeuvre (models/buggy.lua, sedan.lua, coach.lua, those present)
 # with each applicable formulation and integrator, from the static pose, and the time per right-hand-side
-# evaluation against the ~145 us per evaluation of seeds/002.md §5.3 (MATLAB/C/C++, 3.0 GHz Xeon); results in
+# evaluation against the ~145 us per evaluation of Pan et al. 2017 (MATLAB/C/C++, 3.0 GHz Xeon); results in
 # tests/bench/results/vehicles.md.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -23,7 +23,7 @@ printf '%s\n' buggy sedan coach | xargs -P "$(nproc)" -I{} sh -c \
   echo "the fastest of ${RUNS:-5} runs."
   echo "µs per evaluation = wall time / function evaluations: one evaluation of the ODE right-hand side (matrix_r: the"
   echo "kinematic solves, the projection and the reduced solve; al3: one Newton iteration with the tangent)."
-  echo "seeds/002.md §5.3 reports about 145 µs per evaluation for its sedan (MATLAB/C/C++, 3.0 GHz Xeon): a"
+  echo "Pan et al. (2017, Multibody System Dynamics) report about 145 µs per evaluation for their sedan (MATLAB/C/C++, 3.0 GHz Xeon): a"
   echo "different machine and code, so the ratio is indicative only."
   echo
   echo "| model | formulation, integrator | steps | evaluations | Newton iterations | wall s | µs per evaluation | 145 µs / ours | real-time factor |"
