@@ -54,6 +54,7 @@ local cases = {
   { "objective_name", 4, 'objective "kinetic energy"', "the name must be a C identifier (letters, digits, _)" },
   { "objective_point", 5, 'objective "reach"', 's.point.tap does not exist (did you mean "tip"?)' },
   { "multi_dof_reference", 4, 'torque "motor"', 'joint "hip" has 2 coordinates: name one of hip.1, hip.2' },
+  { "rod_without_length", 4, 'rod "r"', 'field "length" is required' },
 }
 
 local covered = {}
@@ -92,6 +93,33 @@ tap.is(code, 2, "--set with a non-number: exit 2")
 _, err, code = mbgen("info models/no_such_model.lua")
 tap.like(err, "^models/no_such_model%.lua: cannot read the model file", "missing model file")
 tap.is(code, 2, "missing model file: exit 2")
+
+-- A folder, an empty file and a file of comments only: a load error, exit 2.
+local empty = os.tmpname()
+local f = io.open(empty, "w")
+f:write("\n   \n")
+f:close()
+_, err, code = mbgen("info " .. sh_quote(empty))
+tap.is(err, empty .. ": the model file is empty\n", "an empty model file")
+tap.is(code, 2, "an empty model file: exit 2")
+f = io.open(empty, "w")
+f:write("-- nothing but a comment\nmodel \"nothing\"\n")
+f:close()
+_, err, code = mbgen("info " .. sh_quote(empty))
+tap.is(err, empty .. ":2: the model has no coordinates: declare a body and a joint that moves it (revolute, prismatic, ...)\n",
+  "a model without coordinates")
+tap.is(code, 2, "a model without coordinates: exit 2")
+os.remove(empty)
+_, err, code = mbgen("info models")
+tap.is(err, "models: cannot read the model file (Is a directory)\n", "a folder given as the model file")
+tap.is(code, 2, "a folder: exit 2")
+
+-- The help lists every command as working.
+local out
+out, err, code = mbgen("help")
+tap.ok(code == 0 and out:find("check MODEL.lua", 1, true) and not out:find("not implemented"), "mbgen help: check is a command like the others")
+out = mbgen("check --help")
+tap.ok(out:find("--max-instructions N", 1, true) and out:find("--max-memory MB", 1, true), "every command's usage documents the budget flags")
 
 -- Errors are values until the edge: the loader raises a table with the four fields.
 local ok, e = pcall(require("model.load").load, root .. "tests/bad_models/missing_parent.lua")
