@@ -5,6 +5,7 @@
 
 #include "formulation_matrix_r.h"
 #include "formulation_tree.h"
+#include "linalg.h"
 #include "sim.h"
 
 struct mb_sim {
@@ -20,6 +21,8 @@ struct mb_sim {
     mb_mr *mr;          /* matrix_r */
     mb_al3 *al3;        /* al3 */
     double *f2;         /* 2 nz: scratch for the acceleration of a violation report */
+    double *cz, *ct, *cb; /* closed loops: Phi_z (nc x nz, then Phi_z' nz x nc), Phi_t (nc), max(nz, nc) */
+    mb_linalg *cla;     /* closed loops: least squares for the multipliers of the constraint power */
     mb_rk4 *rk4;
     mb_dopri5 *dp;
     mb_trap *trap;
@@ -107,6 +110,10 @@ void mb_sim_free(mb_sim *s) {
     mb_mr_free(s->mr);
     mb_al3_free(s->al3);
     free(s->f2);
+    free(s->cz);
+    free(s->ct);
+    free(s->cb);
+    mb_linalg_free(s->cla);
     mb_rk4_free(s->rk4);
     mb_dopri5_free(s->dp);
     mb_trap_free(s->trap);
@@ -195,6 +202,13 @@ mb_sim *mb_sim_create(const mb_model *m, const mb_sim_options *o, char *err, siz
     if (!(s->ptmp = calloc(np > nu ? np + 1 : nu + 1, sizeof(double)))) goto nomem;
     if (!(s->e2 = calloc(2, sizeof(double)))) goto nomem;
     if (!(s->f2 = calloc(2 * nz, sizeof(double)))) goto nomem;
+    if (m->nc > 0) {
+        size_t nc = (size_t)m->nc;
+        if (!(s->cz = calloc(2 * nc * nz, sizeof(double))) || !(s->ct = calloc(nc, sizeof(double))) ||
+            !(s->cb = calloc(nc > nz ? nc : nz, sizeof(double))))
+            goto nomem;
+        if (!(s->cla = mb_linalg_create(m->nz, m->nc, 1, err, errlen))) goto fail;
+    }
     for (size_t i = 0; i < nz; ++i) {
         s->y[i] = m->z0 ? m->z0[i] : 0;
         s->y[nz + i] = m->zd0 ? m->zd0[i] : 0;
@@ -489,19 +503,35 @@ static int loop_zdd(mb_sim *s, const double **zdd) {
     return rc;
 }
 
+/* Ideal constraints do work only through Phi_t: zd . (-Phi_z' lambda) = Phi_t . lambda when Phi_z zd = -Phi_t.
+ * lambda is taken from the constraint force r = M zdd - Q by least squares (Phi_z' lambda = -r), which also
+ * drops the part of r that al3's projections leave outside the range of Phi_z'. */
 int mb_sim_power_constraints(mb_sim *s, double *r, double *power) {
+    const mb_model *m = s->m;
+    int nz = s->nz, nc = m->nc, rc, rank;
     *power = 0;
-    if (s->m->nc == 0 || (!s->mr && !s->al3)) return MB_OK;
-    if (!s->m->inverse_dynamics)
-        return mb_fail(s->msg, sizeof s->msg, MB_ERR_MODEL, "model %s has no inverse_dynamics function",
-                       s->m->name ? s->m->name : "?");
+    if (nc == 0 || (!s->mr && !s->al3)) return MB_OK;
+    if (!m->inverse_dynamics || !m->constraints_dz || !m->constraints_dt)
+        return mb_fail(s->msg, sizeof s->msg, MB_ERR_MODEL,
+                       "model %s lacks inverse_dynamics, constraints_dz or constraints_dt, needed for the constraint power",
+                       m->name ? m->name : "?");
+    mb_args a = {s->t, s->y, s->y + nz, NULL, s->u, s->p, NULL};
+    m->constraints_dt(&a, s->ct);
+    double tmax = 0;
+    for (int i = 0; i < nc; ++i) tmax = fmax(tmax, fabs(s->ct[i]));
+    if (tmax == 0) return MB_OK; /* scleronomic: the constraint forces do no work */
     const double *zdd;
-    int rc = loop_zdd(s, &zdd);
-    if (rc) return rc;
-    mb_args a = {s->t, s->y, s->y + s->nz, zdd, s->u, s->p, NULL};
-    s->m->inverse_dynamics(&a, r);
+    if ((rc = loop_zdd(s, &zdd))) return rc;
+    a.zdd = zdd;
+    m->inverse_dynamics(&a, r);
+    m->constraints_dz(&a, s->cz);
+    double *at = s->cz + (size_t)nc * nz; /* Phi_z', nz x nc */
+    for (int i = 0; i < nc; ++i)
+        for (int j = 0; j < nz; ++j) at[j + (size_t)i * nz] = s->cz[i + (size_t)j * nc];
+    for (int j = 0; j < nz; ++j) s->cb[j] = -r[j];
+    if ((rc = mb_lstsq(s->cla, nz, nc, 1, at, s->cb, 1e-9, &rank, s->msg, sizeof s->msg))) return rc;
     double P = 0;
-    for (int i = 0; i < s->nz; ++i) P += s->y[s->nz + i] * r[i];
+    for (int i = 0; i < nc; ++i) P += s->ct[i] * s->cb[i];
     if (!isfinite(P))
         return mb_fail(s->msg, sizeof s->msg, MB_ERR_NAN, "power of the constraint forces is %g at t = %.10g", P, s->t);
     *power = P;

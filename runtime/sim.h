@@ -101,10 +101,10 @@ int mb_sim_energy(mb_sim *s, double *kinetic, double *potential);
  * current state; q_nc is the caller's workspace of nz values and receives Q_nc (model->forces_nc). Ideal
  * constraints do no work, so T + V changes by the time integral of this power. */
 int mb_sim_power_nc(mb_sim *s, double *q_nc, double *power);
-/* Power of the constraint forces at the current state, zd . r(t, z, zd, zdd) with zdd from the
- * formulation (r = M zdd - Q is the constraint force -Phi_z' lambda): zero for ideal scleronomic
- * constraints, the power a drive (a rheonomic constraint) puts in. r is the caller's workspace of nz values; 0 without constraints
- * (model->inverse_dynamics). */
+/* Power of the constraint forces at the current state: Phi_t . lambda, with lambda from the constraint force
+ * r = M zdd - Q = -Phi_z' lambda (zdd from the formulation) by least squares: zero for ideal scleronomic
+ * constraints, the power a drive (a rheonomic constraint) puts in. r is the caller's workspace of nz values;
+ * 0 without constraints (model->inverse_dynamics, constraints_dz, constraints_dt). */
 int mb_sim_power_constraints(mb_sim *s, double *r, double *power);
 /* Positions of the named points, 3 npt values (model->points). */
 int mb_sim_points(mb_sim *s, double *xyz);

@@ -54,7 +54,7 @@ static void usage(FILE *f, const char *prog) {
             "  --set NAME=VALUE      a design parameter (repeatable)\n"
             "  --static              start from the static equilibrium (zd = 0) found from the initial pose,\n"
             "                        with the model's initial velocities; prints the tyre loads\n"
-            "  --drift-tol REL       energy balance threshold (default 1e-2): |E - E_start - W| over the largest\n"
+            "  --drift-tol REL       energy balance threshold (default 5e-2): |E - E_start - W| over the largest\n"
             "                        T + |V| and |W| of the run, checked at every output time\n"
             "  --allow-drift         a balance beyond the threshold warns and exits 0 instead of 4\n"
             "  --quiet               no summary, no progress bar\n"
@@ -156,7 +156,7 @@ static int parse_args(int argc, char **argv, run_args *a) {
     const mb_model *m = &MB_MODEL;
     mb_sim_options_default(&a->o, m);
     a->t_end = m->simulate.t_end > 0 ? m->simulate.t_end : 10;
-    a->drift_tol = 1e-2;
+    a->drift_tol = 5e-2;
     for (int i = 1; i < argc; ++i) {
         const char *opt = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
         double v;
