@@ -5,6 +5,7 @@
 
 #include "formulation_matrix_r.h"
 #include "formulation_tree.h"
+#include "mb_work.h"
 #include "sim.h"
 
 struct mb_sim {
@@ -16,6 +17,7 @@ struct mb_sim {
     double *p, *u;      /* np, nu (NULL when 0: generated code does not read them) */
     double *ptmp;       /* max(np, nu): staging for set_params/set_inputs (all-or-nothing) */
     double *e2;         /* 2: energy scratch */
+    double *work;       /* the model functions' workspace */
     mb_tree *tree;
     mb_mr *mr;          /* matrix_r */
     mb_al3 *al3;        /* al3 */
@@ -115,6 +117,7 @@ void mb_sim_free(mb_sim *s) {
     free(s->u);
     free(s->ptmp);
     free(s->e2);
+    free(s->work);
     free(s);
 }
 
@@ -194,6 +197,7 @@ mb_sim *mb_sim_create(const mb_model *m, const mb_sim_options *o, char *err, siz
     if (nu && !(s->u = calloc(nu, sizeof(double)))) goto nomem;
     if (!(s->ptmp = calloc(np > nu ? np + 1 : nu + 1, sizeof(double)))) goto nomem;
     if (!(s->e2 = calloc(2, sizeof(double)))) goto nomem;
+    if (!(s->work = mb_work_alloc(m))) goto nomem;
     if (!(s->f2 = calloc(2 * nz, sizeof(double)))) goto nomem;
     for (size_t i = 0; i < nz; ++i) {
         s->y[i] = m->z0 ? m->z0[i] : 0;
@@ -402,7 +406,7 @@ int mb_sim_energy(mb_sim *s, double *kinetic, double *potential) {
         return mb_fail(s->msg, sizeof s->msg, MB_ERR_MODEL, "model %s has no energy function",
                        s->m->name ? s->m->name : "?");
     mb_args a = {s->t, s->y, s->y + s->nz, NULL, s->u, s->p, NULL};
-    s->m->energy(&a, s->e2);
+    s->m->energy(&a, s->e2, s->work);
     if (!isfinite(s->e2[0]) || !isfinite(s->e2[1]))
         return mb_fail(s->msg, sizeof s->msg, MB_ERR_NAN, "energy is (%g, %g) at t = %.10g", s->e2[0], s->e2[1],
                        s->t);
@@ -416,7 +420,7 @@ int mb_sim_power_nc(mb_sim *s, double *q_nc, double *power) {
         return mb_fail(s->msg, sizeof s->msg, MB_ERR_MODEL, "model %s has no forces_nc function",
                        s->m->name ? s->m->name : "?");
     mb_args a = {s->t, s->y, s->y + s->nz, NULL, s->u, s->p, NULL};
-    s->m->forces_nc(&a, q_nc);
+    s->m->forces_nc(&a, q_nc, s->work);
     double P = 0;
     for (int i = 0; i < s->nz; ++i) P += s->y[s->nz + i] * q_nc[i];
     if (!isfinite(P))
@@ -430,7 +434,7 @@ int mb_sim_points(mb_sim *s, double *xyz) {
     if (!s->m->points || s->m->npt < 1)
         return mb_fail(s->msg, sizeof s->msg, MB_ERR_MODEL, "model %s has no points", s->m->name ? s->m->name : "?");
     mb_args a = {s->t, s->y, s->y + s->nz, NULL, s->u, s->p, NULL};
-    s->m->points(&a, xyz);
+    s->m->points(&a, xyz, s->work);
     for (int i = 0; i < 3 * s->m->npt; ++i)
         if (!isfinite(xyz[i]))
             return mb_fail(s->msg, sizeof s->msg, MB_ERR_NAN, "point %s coordinate %d is %g at t = %.10g",
@@ -443,7 +447,7 @@ int mb_sim_tyres(mb_sim *s, double *out) {
     if (!m->tyres || m->ntyre < 1)
         return mb_fail(s->msg, sizeof s->msg, MB_ERR_MODEL, "model %s has no tyres", m->name ? m->name : "?");
     mb_args a = {s->t, s->y, s->y + s->nz, NULL, s->u, s->p, NULL};
-    m->tyres(&a, out);
+    m->tyres(&a, out, s->work);
     for (int i = 0; i < MB_TYRE_OUTPUTS * m->ntyre; ++i)
         if (!isfinite(out[i]))
             return mb_fail(s->msg, sizeof s->msg, MB_ERR_NAN, "tyre %s output %d is %g at t = %.10g",
