@@ -14,37 +14,72 @@
 
 extern const mb_model buggy_model;
 
-void buggy_mass(const mb_args *a, mb_real *out);
-void buggy_forces(const mb_args *a, mb_real *out);
-void buggy_forces_nc(const mb_args *a, mb_real *out);
-void buggy_inverse_dynamics(const mb_args *a, mb_real *out);
-void buggy_inverse_dynamics_dz(const mb_args *a, mb_real *out);
-void buggy_inverse_dynamics_dzd(const mb_args *a, mb_real *out);
-void buggy_inverse_dynamics_tangent(const mb_args *a, mb_real *out);
-void buggy_inverse_dynamics_dp(const mb_args *a, mb_real *out);
-void buggy_energy(const mb_args *a, mb_real *out);
-void buggy_points(const mb_args *a, mb_real *out);
-void buggy_points_dz(const mb_args *a, mb_real *out);
-void buggy_total_mass(const mb_args *a, mb_real *out);
-void buggy_tyres(const mb_args *a, mb_real *out);
-void buggy_forward_dynamics(const mb_args *a, mb_real *out);
-void buggy_forward_dynamics_dz(const mb_args *a, mb_real *out);
-void buggy_forward_dynamics_dzd(const mb_args *a, mb_real *out);
-void buggy_forward_dynamics_dp(const mb_args *a, mb_real *out);
-void buggy_constraints(const mb_args *a, mb_real *out);
-void buggy_constraints_dz(const mb_args *a, mb_real *out);
-void buggy_constraints_dp(const mb_args *a, mb_real *out);
-void buggy_constraints_dt(const mb_args *a, mb_real *out);
-void buggy_constraint_bias(const mb_args *a, mb_real *out);
-void buggy_constraint_bias_dz(const mb_args *a, mb_real *out);
-void buggy_constraint_bias_dzd(const mb_args *a, mb_real *out);
-void buggy_constraint_bias_dp(const mb_args *a, mb_real *out);
-void buggy_constraints_dz_tw_dz(const mb_args *a, mb_real *out);
-void buggy_constraint_vel_dz(const mb_args *a, mb_real *out);
-void buggy_constraint_acc_dz(const mb_args *a, mb_real *out);
-void buggy_constraint_vel_dp(const mb_args *a, mb_real *out);
-void buggy_constraint_acc_dp(const mb_args *a, mb_real *out);
-void buggy_constraints_dz_tw_dp(const mb_args *a, mb_real *out);
-void buggy_objective_step_descent_integrand(const mb_args *a, mb_real *out);
+int buggy_mass(const mb_args *a, mb_real *out, mb_real *work);
+#define buggy_mass_NWORK 569
+int buggy_forces(const mb_args *a, mb_real *out, mb_real *work);
+#define buggy_forces_NWORK 985
+int buggy_forces_nc(const mb_args *a, mb_real *out, mb_real *work);
+#define buggy_forces_nc_NWORK 102
+int buggy_inverse_dynamics(const mb_args *a, mb_real *out, mb_real *work);
+#define buggy_inverse_dynamics_NWORK 987
+int buggy_inverse_dynamics_dz(const mb_args *a, mb_real *out, mb_real *work);
+#define buggy_inverse_dynamics_dz_NWORK 3717
+int buggy_inverse_dynamics_dzd(const mb_args *a, mb_real *out, mb_real *work);
+#define buggy_inverse_dynamics_dzd_NWORK 1916
+int buggy_inverse_dynamics_tangent(const mb_args *a, mb_real *out, mb_real *work);
+#define buggy_inverse_dynamics_tangent_NWORK 4507
+int buggy_inverse_dynamics_dp(const mb_args *a, mb_real *out, mb_real *work);
+#define buggy_inverse_dynamics_dp_NWORK 0
+int buggy_energy(const mb_args *a, mb_real *out, mb_real *work);
+#define buggy_energy_NWORK 186
+int buggy_points(const mb_args *a, mb_real *out, mb_real *work);
+#define buggy_points_NWORK 0
+int buggy_points_dz(const mb_args *a, mb_real *out, mb_real *work);
+#define buggy_points_dz_NWORK 0
+int buggy_total_mass(const mb_args *a, mb_real *out, mb_real *work);
+#define buggy_total_mass_NWORK 0
+int buggy_tyres(const mb_args *a, mb_real *out, mb_real *work);
+#define buggy_tyres_NWORK 0
+int buggy_forward_dynamics(const mb_args *a, mb_real *out, mb_real *work);
+#define buggy_forward_dynamics_NWORK 1686
+int buggy_forward_dynamics_dz(const mb_args *a, mb_real *out, mb_real *work);
+#define buggy_forward_dynamics_dz_NWORK 6971
+int buggy_forward_dynamics_dzd(const mb_args *a, mb_real *out, mb_real *work);
+#define buggy_forward_dynamics_dzd_NWORK 3651
+int buggy_forward_dynamics_dp(const mb_args *a, mb_real *out, mb_real *work);
+#define buggy_forward_dynamics_dp_NWORK 2724
+int buggy_constraints(const mb_args *a, mb_real *out, mb_real *work);
+#define buggy_constraints_NWORK 0
+int buggy_constraints_dz(const mb_args *a, mb_real *out, mb_real *work);
+#define buggy_constraints_dz_NWORK 220
+int buggy_constraints_dp(const mb_args *a, mb_real *out, mb_real *work);
+#define buggy_constraints_dp_NWORK 0
+int buggy_constraints_dt(const mb_args *a, mb_real *out, mb_real *work);
+#define buggy_constraints_dt_NWORK 0
+int buggy_constraint_bias(const mb_args *a, mb_real *out, mb_real *work);
+#define buggy_constraint_bias_NWORK 159
+int buggy_constraint_bias_dz(const mb_args *a, mb_real *out, mb_real *work);
+#define buggy_constraint_bias_dz_NWORK 1536
+int buggy_constraint_bias_dzd(const mb_args *a, mb_real *out, mb_real *work);
+#define buggy_constraint_bias_dzd_NWORK 450
+int buggy_constraint_bias_dp(const mb_args *a, mb_real *out, mb_real *work);
+#define buggy_constraint_bias_dp_NWORK 0
+int buggy_constraints_dz_tw_dz(const mb_args *a, mb_real *out, mb_real *work);
+#define buggy_constraints_dz_tw_dz_NWORK 956
+int buggy_constraint_vel_dz(const mb_args *a, mb_real *out, mb_real *work);
+#define buggy_constraint_vel_dz_NWORK 677
+int buggy_constraint_acc_dz(const mb_args *a, mb_real *out, mb_real *work);
+#define buggy_constraint_acc_dz_NWORK 1822
+int buggy_constraint_vel_dp(const mb_args *a, mb_real *out, mb_real *work);
+#define buggy_constraint_vel_dp_NWORK 0
+int buggy_constraint_acc_dp(const mb_args *a, mb_real *out, mb_real *work);
+#define buggy_constraint_acc_dp_NWORK 0
+int buggy_constraints_dz_tw_dp(const mb_args *a, mb_real *out, mb_real *work);
+#define buggy_constraints_dz_tw_dp_NWORK 0
+int buggy_objective_step_descent_integrand(const mb_args *a, mb_real *out, mb_real *work);
+#define buggy_objective_step_descent_integrand_NWORK 0
+
+/* The largest workspace of any function above, in mb_reals. */
+#define buggy_NWORK 6971
 
 #endif

@@ -14,21 +14,40 @@
 
 extern const mb_model chain_model;
 
-void chain_mass(const mb_args *a, mb_real *out);
-void chain_forces(const mb_args *a, mb_real *out);
-void chain_forces_nc(const mb_args *a, mb_real *out);
-void chain_inverse_dynamics(const mb_args *a, mb_real *out);
-void chain_inverse_dynamics_dz(const mb_args *a, mb_real *out);
-void chain_inverse_dynamics_dzd(const mb_args *a, mb_real *out);
-void chain_inverse_dynamics_tangent(const mb_args *a, mb_real *out);
-void chain_energy(const mb_args *a, mb_real *out);
-void chain_points(const mb_args *a, mb_real *out);
-void chain_points_dz(const mb_args *a, mb_real *out);
-void chain_total_mass(const mb_args *a, mb_real *out);
-void chain_forward_dynamics(const mb_args *a, mb_real *out);
-void chain_forward_dynamics_dz(const mb_args *a, mb_real *out);
-void chain_forward_dynamics_dzd(const mb_args *a, mb_real *out);
-void chain_objective_tip_integrand(const mb_args *a, mb_real *out);
-void chain_objective_tip_terminal(const mb_args *a, mb_real *out);
+int chain_mass(const mb_args *a, mb_real *out, mb_real *work);
+#define chain_mass_NWORK 88
+int chain_forces(const mb_args *a, mb_real *out, mb_real *work);
+#define chain_forces_NWORK 250
+int chain_forces_nc(const mb_args *a, mb_real *out, mb_real *work);
+#define chain_forces_nc_NWORK 0
+int chain_inverse_dynamics(const mb_args *a, mb_real *out, mb_real *work);
+#define chain_inverse_dynamics_NWORK 245
+int chain_inverse_dynamics_dz(const mb_args *a, mb_real *out, mb_real *work);
+#define chain_inverse_dynamics_dz_NWORK 529
+int chain_inverse_dynamics_dzd(const mb_args *a, mb_real *out, mb_real *work);
+#define chain_inverse_dynamics_dzd_NWORK 319
+int chain_inverse_dynamics_tangent(const mb_args *a, mb_real *out, mb_real *work);
+#define chain_inverse_dynamics_tangent_NWORK 611
+int chain_energy(const mb_args *a, mb_real *out, mb_real *work);
+#define chain_energy_NWORK 26
+int chain_points(const mb_args *a, mb_real *out, mb_real *work);
+#define chain_points_NWORK 0
+int chain_points_dz(const mb_args *a, mb_real *out, mb_real *work);
+#define chain_points_dz_NWORK 0
+int chain_total_mass(const mb_args *a, mb_real *out, mb_real *work);
+#define chain_total_mass_NWORK 0
+int chain_forward_dynamics(const mb_args *a, mb_real *out, mb_real *work);
+#define chain_forward_dynamics_NWORK 405
+int chain_forward_dynamics_dz(const mb_args *a, mb_real *out, mb_real *work);
+#define chain_forward_dynamics_dz_NWORK 892
+int chain_forward_dynamics_dzd(const mb_args *a, mb_real *out, mb_real *work);
+#define chain_forward_dynamics_dzd_NWORK 456
+int chain_objective_tip_integrand(const mb_args *a, mb_real *out, mb_real *work);
+#define chain_objective_tip_integrand_NWORK 244
+int chain_objective_tip_terminal(const mb_args *a, mb_real *out, mb_real *work);
+#define chain_objective_tip_terminal_NWORK 0
+
+/* The largest workspace of any function above, in mb_reals. */
+#define chain_NWORK 892
 
 #endif

@@ -14,36 +14,70 @@
 
 extern const mb_model coach_model;
 
-void coach_mass(const mb_args *a, mb_real *out);
-void coach_forces(const mb_args *a, mb_real *out);
-void coach_forces_nc(const mb_args *a, mb_real *out);
-void coach_inverse_dynamics(const mb_args *a, mb_real *out);
-void coach_inverse_dynamics_dz(const mb_args *a, mb_real *out);
-void coach_inverse_dynamics_dzd(const mb_args *a, mb_real *out);
-void coach_inverse_dynamics_tangent(const mb_args *a, mb_real *out);
-void coach_inverse_dynamics_dp(const mb_args *a, mb_real *out);
-void coach_energy(const mb_args *a, mb_real *out);
-void coach_points(const mb_args *a, mb_real *out);
-void coach_points_dz(const mb_args *a, mb_real *out);
-void coach_total_mass(const mb_args *a, mb_real *out);
-void coach_tyres(const mb_args *a, mb_real *out);
-void coach_forward_dynamics(const mb_args *a, mb_real *out);
-void coach_forward_dynamics_dz(const mb_args *a, mb_real *out);
-void coach_forward_dynamics_dzd(const mb_args *a, mb_real *out);
-void coach_forward_dynamics_dp(const mb_args *a, mb_real *out);
-void coach_constraints(const mb_args *a, mb_real *out);
-void coach_constraints_dz(const mb_args *a, mb_real *out);
-void coach_constraints_dp(const mb_args *a, mb_real *out);
-void coach_constraints_dt(const mb_args *a, mb_real *out);
-void coach_constraint_bias(const mb_args *a, mb_real *out);
-void coach_constraint_bias_dz(const mb_args *a, mb_real *out);
-void coach_constraint_bias_dzd(const mb_args *a, mb_real *out);
-void coach_constraint_bias_dp(const mb_args *a, mb_real *out);
-void coach_constraints_dz_tw_dz(const mb_args *a, mb_real *out);
-void coach_constraint_vel_dz(const mb_args *a, mb_real *out);
-void coach_constraint_acc_dz(const mb_args *a, mb_real *out);
-void coach_constraint_vel_dp(const mb_args *a, mb_real *out);
-void coach_constraint_acc_dp(const mb_args *a, mb_real *out);
-void coach_constraints_dz_tw_dp(const mb_args *a, mb_real *out);
+int coach_mass(const mb_args *a, mb_real *out, mb_real *work);
+#define coach_mass_NWORK 363
+int coach_forces(const mb_args *a, mb_real *out, mb_real *work);
+#define coach_forces_NWORK 823
+int coach_forces_nc(const mb_args *a, mb_real *out, mb_real *work);
+#define coach_forces_nc_NWORK 179
+int coach_inverse_dynamics(const mb_args *a, mb_real *out, mb_real *work);
+#define coach_inverse_dynamics_NWORK 834
+int coach_inverse_dynamics_dz(const mb_args *a, mb_real *out, mb_real *work);
+#define coach_inverse_dynamics_dz_NWORK 3709
+int coach_inverse_dynamics_dzd(const mb_args *a, mb_real *out, mb_real *work);
+#define coach_inverse_dynamics_dzd_NWORK 1648
+int coach_inverse_dynamics_tangent(const mb_args *a, mb_real *out, mb_real *work);
+#define coach_inverse_dynamics_tangent_NWORK 4803
+int coach_inverse_dynamics_dp(const mb_args *a, mb_real *out, mb_real *work);
+#define coach_inverse_dynamics_dp_NWORK 251
+int coach_energy(const mb_args *a, mb_real *out, mb_real *work);
+#define coach_energy_NWORK 167
+int coach_points(const mb_args *a, mb_real *out, mb_real *work);
+#define coach_points_NWORK 0
+int coach_points_dz(const mb_args *a, mb_real *out, mb_real *work);
+#define coach_points_dz_NWORK 0
+int coach_total_mass(const mb_args *a, mb_real *out, mb_real *work);
+#define coach_total_mass_NWORK 0
+int coach_tyres(const mb_args *a, mb_real *out, mb_real *work);
+#define coach_tyres_NWORK 0
+int coach_forward_dynamics(const mb_args *a, mb_real *out, mb_real *work);
+#define coach_forward_dynamics_NWORK 1146
+int coach_forward_dynamics_dz(const mb_args *a, mb_real *out, mb_real *work);
+#define coach_forward_dynamics_dz_NWORK 5921
+int coach_forward_dynamics_dzd(const mb_args *a, mb_real *out, mb_real *work);
+#define coach_forward_dynamics_dzd_NWORK 2794
+int coach_forward_dynamics_dp(const mb_args *a, mb_real *out, mb_real *work);
+#define coach_forward_dynamics_dp_NWORK 1101
+int coach_constraints(const mb_args *a, mb_real *out, mb_real *work);
+#define coach_constraints_NWORK 0
+int coach_constraints_dz(const mb_args *a, mb_real *out, mb_real *work);
+#define coach_constraints_dz_NWORK 55
+int coach_constraints_dp(const mb_args *a, mb_real *out, mb_real *work);
+#define coach_constraints_dp_NWORK 0
+int coach_constraints_dt(const mb_args *a, mb_real *out, mb_real *work);
+#define coach_constraints_dt_NWORK 0
+int coach_constraint_bias(const mb_args *a, mb_real *out, mb_real *work);
+#define coach_constraint_bias_NWORK 0
+int coach_constraint_bias_dz(const mb_args *a, mb_real *out, mb_real *work);
+#define coach_constraint_bias_dz_NWORK 684
+int coach_constraint_bias_dzd(const mb_args *a, mb_real *out, mb_real *work);
+#define coach_constraint_bias_dzd_NWORK 227
+int coach_constraint_bias_dp(const mb_args *a, mb_real *out, mb_real *work);
+#define coach_constraint_bias_dp_NWORK 0
+int coach_constraints_dz_tw_dz(const mb_args *a, mb_real *out, mb_real *work);
+#define coach_constraints_dz_tw_dz_NWORK 445
+int coach_constraint_vel_dz(const mb_args *a, mb_real *out, mb_real *work);
+#define coach_constraint_vel_dz_NWORK 301
+int coach_constraint_acc_dz(const mb_args *a, mb_real *out, mb_real *work);
+#define coach_constraint_acc_dz_NWORK 837
+int coach_constraint_vel_dp(const mb_args *a, mb_real *out, mb_real *work);
+#define coach_constraint_vel_dp_NWORK 0
+int coach_constraint_acc_dp(const mb_args *a, mb_real *out, mb_real *work);
+#define coach_constraint_acc_dp_NWORK 0
+int coach_constraints_dz_tw_dp(const mb_args *a, mb_real *out, mb_real *work);
+#define coach_constraints_dz_tw_dp_NWORK 0
+
+/* The largest workspace of any function above, in mb_reals. */
+#define coach_NWORK 5921
 
 #endif

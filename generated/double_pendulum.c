@@ -2,12 +2,14 @@
  * 2 coordinates; all functions: 668 additions, 1271 multiplications, 18 divisions, 60 calls. */
 #include "double_pendulum.h"
 
-/* Solves M X = B in place for n x m column-major B by Cholesky; M (n x n) is overwritten. */
-static void double_pendulum_solve_spd(int n, mb_real *M, mb_real *B, int m)
+/* Solves M X = B in place for n x m column-major B by Cholesky; M (n x n) is overwritten. Returns
+ * MB_FN_SINGULAR at a pivot that is not positive and finite. */
+static int double_pendulum_solve_spd(int n, mb_real *M, mb_real *B, int m)
 {
     for (int j = 0; j < n; ++j) {
         mb_real d = M[j + j * n];
         for (int k = 0; k < j; ++k) d -= M[j + k * n] * M[j + k * n];
+        if (!MB_PIVOT_OK(d)) return MB_FN_SINGULAR;
         d = MB_SQRT(d);
         M[j + j * n] = d;
         for (int i = j + 1; i < n; ++i) {
@@ -29,13 +31,15 @@ static void double_pendulum_solve_spd(int n, mb_real *M, mb_real *B, int m)
             x[i] = s / M[i + i * n];
         }
     }
+    return MB_FN_OK;
 }
 
 /* double_pendulum_mass: mass
  * 4 outputs, 4 written
  * 19 additions, 34 multiplications, 0 divisions, 4 function calls */
-void double_pendulum_mass(const mb_args *a, mb_real *out)
+int double_pendulum_mass(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
     const mb_real s1 = MB_SIN(a->z[1]);
@@ -48,13 +52,15 @@ void double_pendulum_mass(const mb_args *a, mb_real *out)
     out[1] = t4;
     out[2] = t4;
     out[3] = -(a->p[0]*c0*(-(a->p[3]*a->p[0]*c0) - t1*a->p[3])) - a->p[0]*s0*(-(a->p[3]*a->p[0]*s0) + t2*a->p[3]) + t4;
+    return MB_FN_OK;
 }
 
 /* double_pendulum_forces: forces
  * 2 outputs, 2 written
  * 26 additions, 48 multiplications, 0 divisions, 4 function calls */
-void double_pendulum_forces(const mb_args *a, mb_real *out)
+int double_pendulum_forces(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
     const mb_real s1 = MB_SIN(a->z[1]);
@@ -68,22 +74,26 @@ void double_pendulum_forces(const mb_args *a, mb_real *out)
     const mb_real t7 = -(t1*a->zd[1]*a->zd[0]*a->p[3]*a->p[0]*s0) + t2*a->p[3]*t3 + (-(a->zd[1]*a->p[0]*c0*t5) + t6*a->zd[1]*a->p[0]*s0);
     out[0] = a->u[0] - (9.81*a->p[2]*a->p[0]*s0 + t7);
     out[1] = -(-(a->p[0]*(t6*t4 + a->p[3]*t3)*s0) - (a->zd[1]*a->zd[0]*a->p[3]*a->p[0]*s0 - t5*t4)*a->p[0]*c0 + t7);
+    return MB_FN_OK;
 }
 
 /* double_pendulum_forces_nc: forces_nc
  * 2 outputs, 2 written
  * 0 additions, 0 multiplications, 0 divisions, 0 function calls */
-void double_pendulum_forces_nc(const mb_args *a, mb_real *out)
+int double_pendulum_forces_nc(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     out[0] = a->u[0];
     out[1] = 0.0;
+    return MB_FN_OK;
 }
 
 /* double_pendulum_inverse_dynamics: inverse_dynamics
  * 2 outputs, 2 written
  * 39 additions, 65 multiplications, 0 divisions, 4 function calls */
-void double_pendulum_inverse_dynamics(const mb_args *a, mb_real *out)
+int double_pendulum_inverse_dynamics(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
     const mb_real s1 = MB_SIN(a->z[1]);
@@ -99,13 +109,15 @@ void double_pendulum_inverse_dynamics(const mb_args *a, mb_real *out)
     const mb_real t9 = (t1*t1 + t2*t2)*t3*a->p[3] + (-(t1*a->p[3]*t4) + t2*a->p[3]*t5) + (-(a->zd[1]*a->p[0]*c0*t7) + t8*a->zd[1]*a->p[0]*s0);
     out[0] = -a->u[0] + (9.81*a->p[2]*a->p[0]*s0 + a->p[2]*a->zdd[0]*(a->p[0]*a->p[0]*c0*c0 + a->p[0]*a->p[0]*s0*s0) + t9);
     out[1] = -(a->p[0]*s0*(t8*t6 + (a->p[3]*t5 + t3*t2*a->p[3]))) - a->p[0]*(-(t7*t6) + (-(t1*t3*a->p[3]) + a->p[3]*t4))*c0 + t9;
+    return MB_FN_OK;
 }
 
 /* double_pendulum_inverse_dynamics_dz: inverse_dynamics_dz
  * 4 outputs, 4 written
  * 42 additions, 67 multiplications, 0 divisions, 4 function calls */
-void double_pendulum_inverse_dynamics_dz(const mb_args *a, mb_real *out)
+int double_pendulum_inverse_dynamics_dz(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
     const mb_real s1 = MB_SIN(a->z[1]);
@@ -124,13 +136,15 @@ void double_pendulum_inverse_dynamics_dz(const mb_args *a, mb_real *out)
     const mb_real t10 = -(a->p[0]*c0*t6) + a->p[0]*t7*s0 + (-(t1*t8*a->p[3]) + t5*t9*a->p[3]);
     out[2] = t10;
     out[3] = -(a->p[0]*s0*(t7 + t9*a->p[3])) - a->p[0]*c0*(-t6 + t8*a->p[3]) + t10;
+    return MB_FN_OK;
 }
 
 /* double_pendulum_inverse_dynamics_dzd: inverse_dynamics_dzd
  * 4 outputs, 4 written
  * 23 additions, 56 multiplications, 0 divisions, 4 function calls */
-void double_pendulum_inverse_dynamics_dzd(const mb_args *a, mb_real *out)
+int double_pendulum_inverse_dynamics_dzd(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
     const mb_real s1 = MB_SIN(a->z[1]);
@@ -146,13 +160,15 @@ void double_pendulum_inverse_dynamics_dzd(const mb_args *a, mb_real *out)
     const mb_real t7 = -2.0*t1*a->zd[0]*a->p[3]*a->p[0]*c0 - 2.0*t2*a->zd[0]*a->p[3]*a->p[0]*s0 + t3;
     out[2] = t7;
     out[3] = t7 + (-((-2.0*t5 + 2.0*a->zd[0]*a->p[3]*a->p[0]*s0)*a->p[0]*c0) - a->p[0]*(2.0*t6 - 2.0*a->zd[0]*a->p[3]*a->p[0]*c0)*s0);
+    return MB_FN_OK;
 }
 
 /* double_pendulum_inverse_dynamics_tangent: inverse_dynamics_tangent
  * 4 outputs, 4 written
  * 67 additions, 135 multiplications, 0 divisions, 4 function calls */
-void double_pendulum_inverse_dynamics_tangent(const mb_args *a, mb_real *out)
+int double_pendulum_inverse_dynamics_tangent(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
     const mb_real s1 = MB_SIN(a->z[1]);
@@ -179,13 +195,15 @@ void double_pendulum_inverse_dynamics_tangent(const mb_args *a, mb_real *out)
     out[2] = t17;
     const mb_real t18 = -(a->p[0]*c0*((-2.0*t7 + 2.0*a->zd[0]*a->p[3]*a->p[0]*s0)*a->w[1] + a->w[0]*(-t13 + t15*a->p[3]) + a->w[2]*t11)) - (a->w[2]*(-(a->p[3]*a->p[0]*s0) + t2*a->p[3]) + (a->w[1]*(2.0*t8 - 2.0*a->zd[0]*a->p[3]*a->p[0]*c0) + a->w[0]*(t14 + t16*a->p[3])))*a->p[0]*s0;
     out[3] = t17 + t18;
+    return MB_FN_OK;
 }
 
 /* double_pendulum_inverse_dynamics_dp: inverse_dynamics_dp
  * 8 outputs, 8 written
  * 86 additions, 166 multiplications, 0 divisions, 4 function calls */
-void double_pendulum_inverse_dynamics_dp(const mb_args *a, mb_real *out)
+int double_pendulum_inverse_dynamics_dp(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
     const mb_real s1 = MB_SIN(a->z[1]);
@@ -218,13 +236,15 @@ void double_pendulum_inverse_dynamics_dp(const mb_args *a, mb_real *out)
     const mb_real t20 = (t2*t2 + t8*t8)*t10 + (-(t2*t12) + t8*t14) + (-(a->zd[1]*a->p[0]*c0*t18) + t19*a->zd[1]*a->p[0]*s0);
     out[6] = t20;
     out[7] = -(a->p[0]*(-(t18*t3) + (-(t2*t10) + t12))*c0) - a->p[0]*(t10*t8 + t14 + t19*t3)*s0 + t20;
+    return MB_FN_OK;
 }
 
 /* double_pendulum_energy: energy
  * 2 outputs, 2 written
  * 21 additions, 53 multiplications, 0 divisions, 4 function calls */
-void double_pendulum_energy(const mb_args *a, mb_real *out)
+int double_pendulum_energy(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
     const mb_real s1 = MB_SIN(a->z[1]);
@@ -235,13 +255,15 @@ void double_pendulum_energy(const mb_args *a, mb_real *out)
     const mb_real t4 = 0.5*((t1*a->zd[1]*a->p[3]*a->p[0]*c0 - t2*a->zd[1]*a->p[3]*a->p[0]*s0 + (t1*t1 + t2*t2)*a->p[3]*t3)*t3 + (-((-(a->zd[1]*a->p[3]*a->p[0]*c0) - t1*a->p[3]*t3)*a->zd[1]*a->p[0]*c0) - a->zd[1]*a->p[0]*(-(a->zd[1]*a->p[3]*a->p[0]*s0) + t2*a->p[3]*t3)*s0)) + 0.5*a->zd[0]*a->zd[0]*a->p[2]*(a->p[0]*a->p[0]*c0*c0 + a->p[0]*a->p[0]*s0*s0);
     out[0] = t4;
     out[1] = 9.81*t1*a->p[3] - 9.81*a->p[2]*a->p[0]*c0;
+    return MB_FN_OK;
 }
 
 /* double_pendulum_points: points
  * 6 outputs, 6 written
  * 7 additions, 8 multiplications, 0 divisions, 4 function calls */
-void double_pendulum_points(const mb_args *a, mb_real *out)
+int double_pendulum_points(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
     const mb_real t1 = a->p[0]*s0;
@@ -254,13 +276,15 @@ void double_pendulum_points(const mb_args *a, mb_real *out)
     out[3] = t1 - a->p[1]*(-(c0*s1) - c1*s0);
     out[4] = t2 - a->p[1]*(-(s0*s1) + c1*c0);
     out[5] = 0.0;
+    return MB_FN_OK;
 }
 
 /* double_pendulum_points_dz: points_dz
  * 12 outputs, 12 written
  * 10 additions, 8 multiplications, 0 divisions, 4 function calls */
-void double_pendulum_points_dz(const mb_args *a, mb_real *out)
+int double_pendulum_points_dz(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
     const mb_real t1 = a->p[0]*c0;
@@ -282,21 +306,25 @@ void double_pendulum_points_dz(const mb_args *a, mb_real *out)
     out[9] = t3 + t4;
     out[10] = t5 - t2;
     out[11] = 0.0;
+    return MB_FN_OK;
 }
 
 /* double_pendulum_total_mass: total_mass
  * 1 outputs, 1 written
  * 1 additions, 0 multiplications, 0 divisions, 0 function calls */
-void double_pendulum_total_mass(const mb_args *a, mb_real *out)
+int double_pendulum_total_mass(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     out[0] = a->p[2] + a->p[3];
+    return MB_FN_OK;
 }
 
 /* double_pendulum_forward_dynamics: forward_dynamics
  * 2 outputs, 2 written
  * 47 additions, 80 multiplications, 6 divisions, 4 function calls */
-void double_pendulum_forward_dynamics(const mb_args *a, mb_real *out)
+int double_pendulum_forward_dynamics(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
     const mb_real s1 = MB_SIN(a->z[1]);
@@ -319,13 +347,15 @@ void double_pendulum_forward_dynamics(const mb_args *a, mb_real *out)
     const mb_real t16 = (-9.81*(a->p[2]*a->p[0]*s0 + t10) + (-(-(t15/t9*t5) + ((-(t8*t5/t9) + t7)*a->zd[1]*a->zd[0]*a->p[0]*s0 - t10*a->zd[1]*a->zd[0]*a->p[0]*c0 + t14)) + a->u[0]))/(a->p[2]*(a->p[0]*a->p[0]*c0*c0 + a->p[0]*a->p[0]*s0*s0) + (t4 - t5*t5/t9));
     out[0] = t16;
     out[1] = (-t15 - (t16*t5 + (a->zd[1]*a->zd[0]*a->p[0]*t8*s0 + (9.81 - a->zd[1]*a->zd[0]*a->p[0]*c0)*t6)))/t9;
+    return MB_FN_OK;
 }
 
 /* double_pendulum_forward_dynamics_dz_rhs: M and -dr/dy at zdd = forward dynamics
  * 8 outputs, 8 written
  * 74 additions, 123 multiplications, 6 divisions, 4 function calls */
-static void double_pendulum_forward_dynamics_dz_rhs(const mb_args *a, mb_real *out)
+static int double_pendulum_forward_dynamics_dz_rhs(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
     const mb_real t1 = a->p[2]*(a->p[0]*a->p[0]*c0*c0 + a->p[0]*a->p[0]*s0*s0);
@@ -364,21 +394,25 @@ static void double_pendulum_forward_dynamics_dz_rhs(const mb_args *a, mb_real *o
     const mb_real t26 = t3*a->p[3]*t19 - t2*a->p[3]*t20 + (-(a->p[0]*c0*t24) + a->p[0]*t25*s0);
     out[6] = -t26;
     out[7] = -(t26 + (-((-t24 + a->p[3]*t20)*a->p[0]*c0) - (t25 + a->p[3]*t19)*a->p[0]*s0));
+    return MB_FN_OK;
 }
 
-void double_pendulum_forward_dynamics_dz(const mb_args *a, mb_real *out)
+int double_pendulum_forward_dynamics_dz(const mb_args *a, mb_real *out, mb_real *work)
 {
-    mb_real w[8];
-    double_pendulum_forward_dynamics_dz_rhs(a, w);
-    double_pendulum_solve_spd(2, w, w + 4, 2);
-    for (int i = 0; i < 4; ++i) out[i] = w[4 + i];
+    int rc;
+    (void)double_pendulum_forward_dynamics_dz_rhs(a, work, work + 8);
+    rc = double_pendulum_solve_spd(2, work, work + 4, 2);
+    if (rc) return rc;
+    for (int i = 0; i < 4; ++i) out[i] = work[4 + i];
+    return MB_FN_OK;
 }
 
 /* double_pendulum_forward_dynamics_dzd_rhs: M and -dr/dy at zdd = forward dynamics
  * 8 outputs, 8 written
  * 38 additions, 83 multiplications, 0 divisions, 4 function calls */
-static void double_pendulum_forward_dynamics_dzd_rhs(const mb_args *a, mb_real *out)
+static int double_pendulum_forward_dynamics_dzd_rhs(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
     const mb_real s1 = MB_SIN(a->z[1]);
@@ -401,21 +435,25 @@ static void double_pendulum_forward_dynamics_dzd_rhs(const mb_args *a, mb_real *
     const mb_real t10 = -2.0*t2*a->zd[0]*a->p[3]*a->p[0]*c0 - 2.0*t1*a->zd[0]*a->p[3]*a->p[0]*s0 + t9;
     out[6] = -t10;
     out[7] = -(t10 + (-((-2.0*t7 + 2.0*a->zd[0]*a->p[3]*a->p[0]*s0)*a->p[0]*c0) - a->p[0]*(2.0*t8 - 2.0*a->zd[0]*a->p[3]*a->p[0]*c0)*s0));
+    return MB_FN_OK;
 }
 
-void double_pendulum_forward_dynamics_dzd(const mb_args *a, mb_real *out)
+int double_pendulum_forward_dynamics_dzd(const mb_args *a, mb_real *out, mb_real *work)
 {
-    mb_real w[8];
-    double_pendulum_forward_dynamics_dzd_rhs(a, w);
-    double_pendulum_solve_spd(2, w, w + 4, 2);
-    for (int i = 0; i < 4; ++i) out[i] = w[4 + i];
+    int rc;
+    (void)double_pendulum_forward_dynamics_dzd_rhs(a, work, work + 8);
+    rc = double_pendulum_solve_spd(2, work, work + 4, 2);
+    if (rc) return rc;
+    for (int i = 0; i < 4; ++i) out[i] = work[4 + i];
+    return MB_FN_OK;
 }
 
 /* double_pendulum_forward_dynamics_dp_rhs: M and -dr/dy at zdd = forward dynamics
  * 12 outputs, 12 written
  * 132 additions, 248 multiplications, 6 divisions, 4 function calls */
-static void double_pendulum_forward_dynamics_dp_rhs(const mb_args *a, mb_real *out)
+static int double_pendulum_forward_dynamics_dp_rhs(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
     const mb_real t1 = a->p[0]*a->p[0]*c0*c0 + a->p[0]*a->p[0]*s0*s0;
@@ -471,21 +509,25 @@ static void double_pendulum_forward_dynamics_dp_rhs(const mb_args *a, mb_real *o
     const mb_real t39 = t8*t26 - t5*a->zd[1]*a->zd[0]*a->p[0]*s0 + (-(a->zd[1]*a->p[0]*c0*t37) + t38*a->zd[1]*a->p[0]*s0);
     out[10] = -(t36*t27 + (t39 + t9*t25));
     out[11] = -(t36*t25 + (t39 + (-(a->p[0]*s0*(t26 + t38*t19)) - a->p[0]*c0*(a->zd[1]*a->zd[0]*a->p[0]*s0 - t37*t19))) + (t36 + (-((t3 - t5)*a->p[0]*c0) - a->p[0]*(t8 - t6)*s0))*t27);
+    return MB_FN_OK;
 }
 
-void double_pendulum_forward_dynamics_dp(const mb_args *a, mb_real *out)
+int double_pendulum_forward_dynamics_dp(const mb_args *a, mb_real *out, mb_real *work)
 {
-    mb_real w[12];
-    double_pendulum_forward_dynamics_dp_rhs(a, w);
-    double_pendulum_solve_spd(2, w, w + 4, 4);
-    for (int i = 0; i < 8; ++i) out[i] = w[4 + i];
+    int rc;
+    (void)double_pendulum_forward_dynamics_dp_rhs(a, work, work + 12);
+    rc = double_pendulum_solve_spd(2, work, work + 4, 4);
+    if (rc) return rc;
+    for (int i = 0; i < 8; ++i) out[i] = work[4 + i];
+    return MB_FN_OK;
 }
 
 /* double_pendulum_objective_kinetic_energy_terminal: objective_kinetic_energy_terminal
  * 11 outputs, 11 written
  * 36 additions, 97 multiplications, 0 divisions, 4 function calls */
-void double_pendulum_objective_kinetic_energy_terminal(const mb_args *a, mb_real *out)
+int double_pendulum_objective_kinetic_energy_terminal(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
     const mb_real t1 = -(a->zd[1]*a->p[0]*c0);
@@ -521,6 +563,7 @@ void double_pendulum_objective_kinetic_energy_terminal(const mb_args *a, mb_real
     out[8] = 0.5*a->p[3]*(2.0*t9*t6*t8 - 2.0*t12*t15*t8);
     out[9] = 0.5*t19;
     out[10] = 0.5*t16;
+    return MB_FN_OK;
 }
 
 static const char *const double_pendulum_z_names[2] = {
@@ -562,6 +605,18 @@ static const mb_pattern double_pendulum_inverse_dynamics_dp_pattern = { 2, 4, do
 static const int double_pendulum_inverse_dynamics_tangent_pattern_colptr[3] = { 0, 2, 4 };
 static const int double_pendulum_inverse_dynamics_tangent_pattern_rowind[4] = { 0, 1, 0, 1 };
 static const mb_pattern double_pendulum_inverse_dynamics_tangent_pattern = { 2, 2, double_pendulum_inverse_dynamics_tangent_pattern_colptr, double_pendulum_inverse_dynamics_tangent_pattern_rowind };
+static const int double_pendulum_forward_dynamics_dz_pattern_colptr[3] = { 0, 2, 4 };
+static const int double_pendulum_forward_dynamics_dz_pattern_rowind[4] = { 0, 1, 0, 1 };
+static const mb_pattern double_pendulum_forward_dynamics_dz_pattern = { 2, 2, double_pendulum_forward_dynamics_dz_pattern_colptr, double_pendulum_forward_dynamics_dz_pattern_rowind };
+static const int double_pendulum_forward_dynamics_dzd_pattern_colptr[3] = { 0, 2, 4 };
+static const int double_pendulum_forward_dynamics_dzd_pattern_rowind[4] = { 0, 1, 0, 1 };
+static const mb_pattern double_pendulum_forward_dynamics_dzd_pattern = { 2, 2, double_pendulum_forward_dynamics_dzd_pattern_colptr, double_pendulum_forward_dynamics_dzd_pattern_rowind };
+static const int double_pendulum_forward_dynamics_dp_pattern_colptr[5] = { 0, 2, 4, 6, 8 };
+static const int double_pendulum_forward_dynamics_dp_pattern_rowind[8] = { 0, 1, 0, 1, 0, 1, 0, 1 };
+static const mb_pattern double_pendulum_forward_dynamics_dp_pattern = { 2, 4, double_pendulum_forward_dynamics_dp_pattern_colptr, double_pendulum_forward_dynamics_dp_pattern_rowind };
+static const int double_pendulum_points_dz_pattern_colptr[3] = { 0, 4, 6 };
+static const int double_pendulum_points_dz_pattern_rowind[6] = { 0, 1, 3, 4, 3, 4 };
+static const mb_pattern double_pendulum_points_dz_pattern = { 6, 2, double_pendulum_points_dz_pattern_colptr, double_pendulum_points_dz_pattern_rowind };
 static const mb_objective double_pendulum_objectives[1] = {
     { "kinetic_energy", 0, double_pendulum_objective_kinetic_energy_terminal }
 };
@@ -580,27 +635,32 @@ const mb_model double_pendulum_model = {
     .independent = 0,
     .n_independent = 0,
     .simulate = { 20.0, 0.001, 9.9999999999999995e-07, "rk4", "tree" },
+    .nwork = 12,
     .mass = double_pendulum_mass,
+    .mass_pattern = &double_pendulum_mass_pattern,
     .forces = double_pendulum_forces,
     .forces_nc = double_pendulum_forces_nc,
     .inverse_dynamics = double_pendulum_inverse_dynamics,
     .inverse_dynamics_dz = double_pendulum_inverse_dynamics_dz,
+    .inverse_dynamics_dz_pattern = &double_pendulum_inverse_dynamics_dz_pattern,
     .inverse_dynamics_dzd = double_pendulum_inverse_dynamics_dzd,
+    .inverse_dynamics_dzd_pattern = &double_pendulum_inverse_dynamics_dzd_pattern,
     .inverse_dynamics_dp = double_pendulum_inverse_dynamics_dp,
+    .inverse_dynamics_dp_pattern = &double_pendulum_inverse_dynamics_dp_pattern,
     .inverse_dynamics_tangent = double_pendulum_inverse_dynamics_tangent,
+    .inverse_dynamics_tangent_pattern = &double_pendulum_inverse_dynamics_tangent_pattern,
     .forward_dynamics = double_pendulum_forward_dynamics,
     .forward_dynamics_dz = double_pendulum_forward_dynamics_dz,
+    .forward_dynamics_dz_pattern = &double_pendulum_forward_dynamics_dz_pattern,
     .forward_dynamics_dzd = double_pendulum_forward_dynamics_dzd,
+    .forward_dynamics_dzd_pattern = &double_pendulum_forward_dynamics_dzd_pattern,
     .forward_dynamics_dp = double_pendulum_forward_dynamics_dp,
+    .forward_dynamics_dp_pattern = &double_pendulum_forward_dynamics_dp_pattern,
     .energy = double_pendulum_energy,
     .points = double_pendulum_points,
     .points_dz = double_pendulum_points_dz,
-    .mass_pattern = &double_pendulum_mass_pattern,
-    .inverse_dynamics_dz_pattern = &double_pendulum_inverse_dynamics_dz_pattern,
-    .inverse_dynamics_dzd_pattern = &double_pendulum_inverse_dynamics_dzd_pattern,
-    .inverse_dynamics_dp_pattern = &double_pendulum_inverse_dynamics_dp_pattern,
-    .inverse_dynamics_tangent_pattern = &double_pendulum_inverse_dynamics_tangent_pattern,
+    .points_dz_pattern = &double_pendulum_points_dz_pattern,
+    .total_mass = double_pendulum_total_mass,
     .nobj = 1, .objectives = double_pendulum_objectives,
     .gravity = { 0.0, -9.8100000000000005, 0.0 },
-    .total_mass = double_pendulum_total_mass,
 };

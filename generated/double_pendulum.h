@@ -14,22 +14,42 @@
 
 extern const mb_model double_pendulum_model;
 
-void double_pendulum_mass(const mb_args *a, mb_real *out);
-void double_pendulum_forces(const mb_args *a, mb_real *out);
-void double_pendulum_forces_nc(const mb_args *a, mb_real *out);
-void double_pendulum_inverse_dynamics(const mb_args *a, mb_real *out);
-void double_pendulum_inverse_dynamics_dz(const mb_args *a, mb_real *out);
-void double_pendulum_inverse_dynamics_dzd(const mb_args *a, mb_real *out);
-void double_pendulum_inverse_dynamics_tangent(const mb_args *a, mb_real *out);
-void double_pendulum_inverse_dynamics_dp(const mb_args *a, mb_real *out);
-void double_pendulum_energy(const mb_args *a, mb_real *out);
-void double_pendulum_points(const mb_args *a, mb_real *out);
-void double_pendulum_points_dz(const mb_args *a, mb_real *out);
-void double_pendulum_total_mass(const mb_args *a, mb_real *out);
-void double_pendulum_forward_dynamics(const mb_args *a, mb_real *out);
-void double_pendulum_forward_dynamics_dz(const mb_args *a, mb_real *out);
-void double_pendulum_forward_dynamics_dzd(const mb_args *a, mb_real *out);
-void double_pendulum_forward_dynamics_dp(const mb_args *a, mb_real *out);
-void double_pendulum_objective_kinetic_energy_terminal(const mb_args *a, mb_real *out);
+int double_pendulum_mass(const mb_args *a, mb_real *out, mb_real *work);
+#define double_pendulum_mass_NWORK 0
+int double_pendulum_forces(const mb_args *a, mb_real *out, mb_real *work);
+#define double_pendulum_forces_NWORK 0
+int double_pendulum_forces_nc(const mb_args *a, mb_real *out, mb_real *work);
+#define double_pendulum_forces_nc_NWORK 0
+int double_pendulum_inverse_dynamics(const mb_args *a, mb_real *out, mb_real *work);
+#define double_pendulum_inverse_dynamics_NWORK 0
+int double_pendulum_inverse_dynamics_dz(const mb_args *a, mb_real *out, mb_real *work);
+#define double_pendulum_inverse_dynamics_dz_NWORK 0
+int double_pendulum_inverse_dynamics_dzd(const mb_args *a, mb_real *out, mb_real *work);
+#define double_pendulum_inverse_dynamics_dzd_NWORK 0
+int double_pendulum_inverse_dynamics_tangent(const mb_args *a, mb_real *out, mb_real *work);
+#define double_pendulum_inverse_dynamics_tangent_NWORK 0
+int double_pendulum_inverse_dynamics_dp(const mb_args *a, mb_real *out, mb_real *work);
+#define double_pendulum_inverse_dynamics_dp_NWORK 0
+int double_pendulum_energy(const mb_args *a, mb_real *out, mb_real *work);
+#define double_pendulum_energy_NWORK 0
+int double_pendulum_points(const mb_args *a, mb_real *out, mb_real *work);
+#define double_pendulum_points_NWORK 0
+int double_pendulum_points_dz(const mb_args *a, mb_real *out, mb_real *work);
+#define double_pendulum_points_dz_NWORK 0
+int double_pendulum_total_mass(const mb_args *a, mb_real *out, mb_real *work);
+#define double_pendulum_total_mass_NWORK 0
+int double_pendulum_forward_dynamics(const mb_args *a, mb_real *out, mb_real *work);
+#define double_pendulum_forward_dynamics_NWORK 0
+int double_pendulum_forward_dynamics_dz(const mb_args *a, mb_real *out, mb_real *work);
+#define double_pendulum_forward_dynamics_dz_NWORK 8
+int double_pendulum_forward_dynamics_dzd(const mb_args *a, mb_real *out, mb_real *work);
+#define double_pendulum_forward_dynamics_dzd_NWORK 8
+int double_pendulum_forward_dynamics_dp(const mb_args *a, mb_real *out, mb_real *work);
+#define double_pendulum_forward_dynamics_dp_NWORK 12
+int double_pendulum_objective_kinetic_energy_terminal(const mb_args *a, mb_real *out, mb_real *work);
+#define double_pendulum_objective_kinetic_energy_terminal_NWORK 0
+
+/* The largest workspace of any function above, in mb_reals. */
+#define double_pendulum_NWORK 12
 
 #endif

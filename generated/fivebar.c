@@ -2,12 +2,14 @@
  * 4 coordinates; all functions: 2325 additions, 4074 multiplications, 82 divisions, 224 calls. */
 #include "fivebar.h"
 
-/* Solves M X = B in place for n x m column-major B by Cholesky; M (n x n) is overwritten. */
-static void fivebar_solve_spd(int n, mb_real *M, mb_real *B, int m)
+/* Solves M X = B in place for n x m column-major B by Cholesky; M (n x n) is overwritten. Returns
+ * MB_FN_SINGULAR at a pivot that is not positive and finite. */
+static int fivebar_solve_spd(int n, mb_real *M, mb_real *B, int m)
 {
     for (int j = 0; j < n; ++j) {
         mb_real d = M[j + j * n];
         for (int k = 0; k < j; ++k) d -= M[j + k * n] * M[j + k * n];
+        if (!MB_PIVOT_OK(d)) return MB_FN_SINGULAR;
         d = MB_SQRT(d);
         M[j + j * n] = d;
         for (int i = j + 1; i < n; ++i) {
@@ -29,13 +31,15 @@ static void fivebar_solve_spd(int n, mb_real *M, mb_real *B, int m)
             x[i] = s / M[i + i * n];
         }
     }
+    return MB_FN_OK;
 }
 
 /* fivebar_mass: mass
  * 16 outputs, 16 written
  * 40 additions, 65 multiplications, 0 divisions, 8 function calls */
-void fivebar_mass(const mb_args *a, mb_real *out)
+int fivebar_mass(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
     const mb_real s1 = MB_SIN(a->z[1]);
@@ -74,13 +78,15 @@ void fivebar_mass(const mb_args *a, mb_real *out)
     out[13] = 0.0;
     out[14] = t14;
     out[15] = 0.3*(-0.6*t10 + 0.18*s2)*s2 - t5*t13 + t12;
+    return MB_FN_OK;
 }
 
 /* fivebar_forces: forces
  * 4 outputs, 4 written
  * 61 additions, 124 multiplications, 2 divisions, 10 function calls */
-void fivebar_forces(const mb_args *a, mb_real *out)
+int fivebar_forces(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
     const mb_real t1 = a->p[0]*s0;
@@ -127,25 +133,29 @@ void fivebar_forces(const mb_args *a, mb_real *out)
     const mb_real t34 = 0.6*t23 + t30*t32;
     out[2] = -(2.943*(0.4 + 0.15*c2) - 0.018*a->zd[2]*a->zd[2]*s2 + t33 - 0.4*(2.943 - 0.045*a->zd[2]*a->zd[2]*s2 + t34));
     out[3] = -(t33 + (-(t24*t34) + 0.3*(0.6*t27*a->zd[3] - t31*t30)*s2));
+    return MB_FN_OK;
 }
 
 /* fivebar_forces_nc: forces_nc
  * 4 outputs, 4 written
  * 0 additions, 0 multiplications, 0 divisions, 0 function calls */
-void fivebar_forces_nc(const mb_args *a, mb_real *out)
+int fivebar_forces_nc(const mb_args *a, mb_real *out, mb_real *work)
 {
     (void)a;
+    (void)work;
     out[0] = 0.0;
     out[1] = 0.0;
     out[2] = 0.0;
     out[3] = 0.0;
+    return MB_FN_OK;
 }
 
 /* fivebar_inverse_dynamics: inverse_dynamics
  * 4 outputs, 4 written
  * 86 additions, 161 multiplications, 2 divisions, 10 function calls */
-void fivebar_inverse_dynamics(const mb_args *a, mb_real *out)
+int fivebar_inverse_dynamics(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
     const mb_real t1 = a->zd[1]*a->zd[0]*a->p[0]*c0 + a->p[0]*a->zdd[1]*s0;
@@ -198,13 +208,15 @@ void fivebar_inverse_dynamics(const mb_args *a, mb_real *out)
     const mb_real t40 = -0.6*t37*t33 + 0.6*t29*t31 + t30*(0.018 + 0.6*(t31*t31 + t33*t33)) + (0.3*t39*a->zd[3]*s2 - t38*t34);
     out[2] = -0.4*(-0.045*a->zd[2]*a->zd[2]*s2 + (0.3*a->zdd[2]*t26 + 0.3*t27) + t35) + (a->zdd[2]*(0.00225 + 0.3*(t26*t26 + 0.0225*s2*s2)) + 0.3*t27*t26 - 0.018*a->zd[2]*a->zd[2]*s2 + t40);
     out[3] = -(t28*t35) + 0.3*(-(t39*t32) + (0.6*t37 - 0.6*t30*t33))*s2 + t40;
+    return MB_FN_OK;
 }
 
 /* fivebar_inverse_dynamics_dz: inverse_dynamics_dz
  * 16 outputs, 16 written
  * 137 additions, 318 multiplications, 10 divisions, 10 function calls */
-void fivebar_inverse_dynamics_dz(const mb_args *a, mb_real *out)
+int fivebar_inverse_dynamics_dz(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
     const mb_real t1 = a->p[0]*s0;
@@ -288,13 +300,15 @@ void fivebar_inverse_dynamics_dz(const mb_args *a, mb_real *out)
     const mb_real t59 = t52 + 0.6*t54;
     out[14] = t58 - 0.4*t59;
     out[15] = t58 + (-(t59*t46) + 0.3*(-t57 + 0.6*t56)*s2);
+    return MB_FN_OK;
 }
 
 /* fivebar_inverse_dynamics_dzd: inverse_dynamics_dzd
  * 16 outputs, 16 written
  * 44 additions, 99 multiplications, 0 divisions, 8 function calls */
-void fivebar_inverse_dynamics_dzd(const mb_args *a, mb_real *out)
+int fivebar_inverse_dynamics_dzd(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
     const mb_real s1 = MB_SIN(a->z[1]);
@@ -338,13 +352,15 @@ void fivebar_inverse_dynamics_dzd(const mb_args *a, mb_real *out)
     const mb_real t19 = 0.36*a->zd[2]*s2*t14 - 1.2*t18*t9 + t15;
     out[14] = -0.4*t17 + t19;
     out[15] = 0.3*(1.2*t18 - 2.0*t16)*s2 - t12*t17 + t19;
+    return MB_FN_OK;
 }
 
 /* fivebar_inverse_dynamics_tangent: inverse_dynamics_tangent
  * 16 outputs, 16 written
  * 196 additions, 445 multiplications, 10 divisions, 10 function calls */
-void fivebar_inverse_dynamics_tangent(const mb_args *a, mb_real *out)
+int fivebar_inverse_dynamics_tangent(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
     const mb_real s1 = MB_SIN(a->z[1]);
@@ -448,13 +464,15 @@ void fivebar_inverse_dynamics_tangent(const mb_args *a, mb_real *out)
     const mb_real t79 = (t63 + 0.6*t74)*a->w[0] + a->w[1]*(0.36*a->zd[2]*s2 + 2.0*t69) + a->w[2]*t72;
     out[14] = t78 - 0.4*t79;
     out[15] = t78 + (-(t54*t79) + 0.3*(t71*a->w[2] + ((1.2*t61 - 2.0*t60)*a->w[1] + (-t77 + 0.6*t76)*a->w[0]))*s2);
+    return MB_FN_OK;
 }
 
 /* fivebar_inverse_dynamics_dp: inverse_dynamics_dp
  * 20 outputs, 20 written
  * 88 additions, 230 multiplications, 6 divisions, 6 function calls */
-void fivebar_inverse_dynamics_dp(const mb_args *a, mb_real *out)
+int fivebar_inverse_dynamics_dp(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
     const mb_real t1 = a->p[0]*s0;
@@ -515,13 +533,15 @@ void fivebar_inverse_dynamics_dp(const mb_args *a, mb_real *out)
     out[17] = 0.0;
     out[18] = 0.0;
     out[19] = 0.0;
+    return MB_FN_OK;
 }
 
 /* fivebar_energy: energy
  * 2 outputs, 2 written
  * 54 additions, 110 multiplications, 0 divisions, 10 function calls */
-void fivebar_energy(const mb_args *a, mb_real *out)
+int fivebar_energy(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s2 = MB_SIN(a->z[2]);
     const mb_real c2 = MB_COS(a->z[2]);
     const mb_real t1 = 0.4 + 0.15*c2;
@@ -555,13 +575,15 @@ void fivebar_energy(const mb_args *a, mb_real *out)
     const mb_real t22 = MB_SQRT(t18 + t21*t21);
     const mb_real t23 = -a->p[2] + t22;
     out[1] = 5.886*t4 + 9.81*a->p[4]*a->p[3]*s0 + 0.44145*s2 + 5.886*t11 + (25.0*t20*t20 + 25.0*t23*t23);
+    return MB_FN_OK;
 }
 
 /* fivebar_points: points
  * 3 outputs, 3 written
  * 5 additions, 8 multiplications, 0 divisions, 4 function calls */
-void fivebar_points(const mb_args *a, mb_real *out)
+int fivebar_points(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
     const mb_real s1 = MB_SIN(a->z[1]);
@@ -569,13 +591,15 @@ void fivebar_points(const mb_args *a, mb_real *out)
     out[0] = 0.6*(-(s0*s1) + c1*c0) + a->p[0]*c0;
     out[1] = a->p[0]*s0 + 0.6*(c1*s0 + c0*s1);
     out[2] = 0.0;
+    return MB_FN_OK;
 }
 
 /* fivebar_points_dz: points_dz
  * 12 outputs, 12 written
  * 8 additions, 8 multiplications, 0 divisions, 4 function calls */
-void fivebar_points_dz(const mb_args *a, mb_real *out)
+int fivebar_points_dz(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
     const mb_real t1 = a->p[0]*s0;
@@ -596,21 +620,25 @@ void fivebar_points_dz(const mb_args *a, mb_real *out)
     out[9] = 0.0;
     out[10] = 0.0;
     out[11] = 0.0;
+    return MB_FN_OK;
 }
 
 /* fivebar_total_mass: total_mass
  * 1 outputs, 1 written
  * 1 additions, 0 multiplications, 0 divisions, 0 function calls */
-void fivebar_total_mass(const mb_args *a, mb_real *out)
+int fivebar_total_mass(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     out[0] = 1.5 + a->p[3];
+    return MB_FN_OK;
 }
 
 /* fivebar_forward_dynamics: forward_dynamics
  * 4 outputs, 4 written
  * 110 additions, 191 multiplications, 16 divisions, 10 function calls */
-void fivebar_forward_dynamics(const mb_args *a, mb_real *out)
+int fivebar_forward_dynamics(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
     const mb_real t1 = a->p[0]*s0;
@@ -679,13 +707,15 @@ void fivebar_forward_dynamics(const mb_args *a, mb_real *out)
     const mb_real t56 = t55/(-0.4*t45 + (0.00225 + 0.3*(t42*t42 + 0.0225*s2*s2) + (-(t35*t35/t40) + t34) - 0.4*t43));
     out[2] = t56;
     out[3] = (-t53 - (t39*t47*a->zd[3] + (9.81 - 0.4*t56 + 0.3*a->zd[3]*a->zd[2]*s2)*t37 + t35*t56))/t40;
+    return MB_FN_OK;
 }
 
 /* fivebar_forward_dynamics_dz_rhs: M and -dr/dy at zdd = forward dynamics
  * 32 outputs, 32 written
  * 228 additions, 443 multiplications, 24 divisions, 10 function calls */
-static void fivebar_forward_dynamics_dz_rhs(const mb_args *a, mb_real *out)
+static int fivebar_forward_dynamics_dz_rhs(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
     const mb_real t1 = a->p[0]*s0;
@@ -832,21 +862,25 @@ static void fivebar_forward_dynamics_dz_rhs(const mb_args *a, mb_real *out)
     const mb_real t106 = 0.6*t104 + t100;
     out[30] = -(t105 - 0.4*t106);
     out[31] = -(-(t106*t17) + 0.3*(-t102 + 0.6*t103)*s2 + t105);
+    return MB_FN_OK;
 }
 
-void fivebar_forward_dynamics_dz(const mb_args *a, mb_real *out)
+int fivebar_forward_dynamics_dz(const mb_args *a, mb_real *out, mb_real *work)
 {
-    mb_real w[32];
-    fivebar_forward_dynamics_dz_rhs(a, w);
-    fivebar_solve_spd(4, w, w + 16, 4);
-    for (int i = 0; i < 16; ++i) out[i] = w[16 + i];
+    int rc;
+    (void)fivebar_forward_dynamics_dz_rhs(a, work, work + 32);
+    rc = fivebar_solve_spd(4, work, work + 16, 4);
+    if (rc) return rc;
+    for (int i = 0; i < 16; ++i) out[i] = work[16 + i];
+    return MB_FN_OK;
 }
 
 /* fivebar_forward_dynamics_dzd_rhs: M and -dr/dy at zdd = forward dynamics
  * 32 outputs, 32 written
  * 80 additions, 149 multiplications, 0 divisions, 8 function calls */
-static void fivebar_forward_dynamics_dzd_rhs(const mb_args *a, mb_real *out)
+static int fivebar_forward_dynamics_dzd_rhs(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
     const mb_real s1 = MB_SIN(a->z[1]);
@@ -916,21 +950,25 @@ static void fivebar_forward_dynamics_dzd_rhs(const mb_args *a, mb_real *out)
     const mb_real t29 = 0.36*a->zd[2]*s2*t6 - 1.2*t28*t10 + t25;
     out[30] = -(-0.4*t27 + t29);
     out[31] = -(0.3*(1.2*t28 - 2.0*t26)*s2 - t5*t27 + t29);
+    return MB_FN_OK;
 }
 
-void fivebar_forward_dynamics_dzd(const mb_args *a, mb_real *out)
+int fivebar_forward_dynamics_dzd(const mb_args *a, mb_real *out, mb_real *work)
 {
-    mb_real w[32];
-    fivebar_forward_dynamics_dzd_rhs(a, w);
-    fivebar_solve_spd(4, w, w + 16, 4);
-    for (int i = 0; i < 16; ++i) out[i] = w[16 + i];
+    int rc;
+    (void)fivebar_forward_dynamics_dzd_rhs(a, work, work + 32);
+    rc = fivebar_solve_spd(4, work, work + 16, 4);
+    if (rc) return rc;
+    for (int i = 0; i < 16; ++i) out[i] = work[16 + i];
+    return MB_FN_OK;
 }
 
 /* fivebar_forward_dynamics_dp_rhs: M and -dr/dy at zdd = forward dynamics
  * 36 outputs, 36 written
  * 147 additions, 329 multiplications, 12 divisions, 10 function calls */
-static void fivebar_forward_dynamics_dp_rhs(const mb_args *a, mb_real *out)
+static int fivebar_forward_dynamics_dp_rhs(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
     const mb_real t1 = a->p[0]*s0;
@@ -1037,21 +1075,25 @@ static void fivebar_forward_dynamics_dp_rhs(const mb_args *a, mb_real *out)
     out[33] = 0.0;
     out[34] = 0.0;
     out[35] = 0.0;
+    return MB_FN_OK;
 }
 
-void fivebar_forward_dynamics_dp(const mb_args *a, mb_real *out)
+int fivebar_forward_dynamics_dp(const mb_args *a, mb_real *out, mb_real *work)
 {
-    mb_real w[36];
-    fivebar_forward_dynamics_dp_rhs(a, w);
-    fivebar_solve_spd(4, w, w + 16, 5);
-    for (int i = 0; i < 20; ++i) out[i] = w[16 + i];
+    int rc;
+    (void)fivebar_forward_dynamics_dp_rhs(a, work, work + 36);
+    rc = fivebar_solve_spd(4, work, work + 16, 5);
+    if (rc) return rc;
+    for (int i = 0; i < 20; ++i) out[i] = work[16 + i];
+    return MB_FN_OK;
 }
 
 /* fivebar_constraints: constraints
  * 2 outputs, 2 written
  * 17 additions, 20 multiplications, 0 divisions, 8 function calls */
-void fivebar_constraints(const mb_args *a, mb_real *out)
+int fivebar_constraints(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
     const mb_real s1 = MB_SIN(a->z[1]);
@@ -1068,13 +1110,15 @@ void fivebar_constraints(const mb_args *a, mb_real *out)
     const mb_real t6 = 0.6*(-(s0*s1) + c1*c0) + a->p[0]*c0 - (0.6*t5 + (0.4 + 0.3*c2));
     out[0] = t4*t3 + t5*t6;
     out[1] = (-t2 - t1)*t6 + t4*t5;
+    return MB_FN_OK;
 }
 
 /* fivebar_constraints_dz: constraints_dz
  * 8 outputs, 8 written
  * 38 additions, 47 multiplications, 0 divisions, 8 function calls */
-void fivebar_constraints_dz(const mb_args *a, mb_real *out)
+int fivebar_constraints_dz(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
     const mb_real s1 = MB_SIN(a->z[1]);
@@ -1115,13 +1159,15 @@ void fivebar_constraints_dz(const mb_args *a, mb_real *out)
     out[5] = t23 - t22*t8 + (t24 - t14*t19);
     out[6] = t18 - 0.6*t14*t8 + (-0.6*t13*t8 + t21);
     out[7] = t23 - 0.6*t8*t8 + (t24 - 0.6*t14*t14);
+    return MB_FN_OK;
 }
 
 /* fivebar_constraints_dp: constraints_dp
  * 10 outputs, 10 written
  * 7 additions, 8 multiplications, 0 divisions, 6 function calls */
-void fivebar_constraints_dp(const mb_args *a, mb_real *out)
+int fivebar_constraints_dp(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
     const mb_real s2 = MB_SIN(a->z[2]);
@@ -1141,23 +1187,27 @@ void fivebar_constraints_dp(const mb_args *a, mb_real *out)
     out[7] = 0.0;
     out[8] = 0.0;
     out[9] = 0.0;
+    return MB_FN_OK;
 }
 
 /* fivebar_constraints_dt: constraints_dt
  * 2 outputs, 2 written
  * 0 additions, 0 multiplications, 0 divisions, 0 function calls */
-void fivebar_constraints_dt(const mb_args *a, mb_real *out)
+int fivebar_constraints_dt(const mb_args *a, mb_real *out, mb_real *work)
 {
     (void)a;
+    (void)work;
     out[0] = 0.0;
     out[1] = 0.0;
+    return MB_FN_OK;
 }
 
 /* fivebar_constraint_bias: constraint_bias
  * 2 outputs, 2 written
  * 51 additions, 69 multiplications, 0 divisions, 8 function calls */
-void fivebar_constraint_bias(const mb_args *a, mb_real *out)
+int fivebar_constraint_bias(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s2 = MB_SIN(a->z[2]);
     const mb_real c2 = MB_COS(a->z[2]);
     const mb_real s3 = MB_SIN(a->z[3]);
@@ -1191,13 +1241,15 @@ void fivebar_constraint_bias(const mb_args *a, mb_real *out)
     out[0] = 2.0*(t1*t10*t5 - t18*t15*t5) + (t19*t1 + t20*t15) + (-(t1*t5*t5*t21) - t22*t15*t5*t5);
     const mb_real t23 = -t14 - t13;
     out[1] = -(t22*t1*t5*t5) - t23*t5*t5*t21 + (2.0*(t23*t10*t5 - t18*t1*t5) + (t20*t1 + t19*t23));
+    return MB_FN_OK;
 }
 
 /* fivebar_constraint_bias_dz: constraint_bias_dz
  * 8 outputs, 8 written
  * 136 additions, 221 multiplications, 0 divisions, 8 function calls */
-void fivebar_constraint_bias_dz(const mb_args *a, mb_real *out)
+int fivebar_constraint_bias_dz(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
     const mb_real s1 = MB_SIN(a->z[1]);
@@ -1280,13 +1332,15 @@ void fivebar_constraint_bias_dz(const mb_args *a, mb_real *out)
     const mb_real t65 = 0.6*t8*t8*t9*t9;
     const mb_real t66 = -0.6*t25*t25*t9*t9;
     out[7] = t65 + t56 + (0.6*t25*t25*t9*t9 + t58) + 2.0*(t59 + t66 - (t65 + t60)) + (-(t61 + t66) - (-0.6*t8*t8*t9*t9 + t62));
+    return MB_FN_OK;
 }
 
 /* fivebar_constraint_bias_dzd: constraint_bias_dzd
  * 8 outputs, 8 written
  * 100 additions, 113 multiplications, 0 divisions, 8 function calls */
-void fivebar_constraint_bias_dzd(const mb_args *a, mb_real *out)
+int fivebar_constraint_bias_dzd(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
     const mb_real s1 = MB_SIN(a->z[1]);
@@ -1353,13 +1407,15 @@ void fivebar_constraint_bias_dzd(const mb_args *a, mb_real *out)
     const mb_real t50 = t30*a->zd[2] + t33 - (t34 + t49*t4);
     out[6] = t43 + (-(t48*t9) - t3*t50 + 2.0*(t37 - t49*t3*t4 - (-(t47*t9*t4) + t39)));
     out[7] = 2.0*(-(t49*t19*t4) + t45 - (t44 - t47*t3*t4)) + (-(t19*t50) - t48*t3) + t46;
+    return MB_FN_OK;
 }
 
 /* fivebar_constraint_bias_dp: constraint_bias_dp
  * 10 outputs, 10 written
  * 27 additions, 40 multiplications, 0 divisions, 6 function calls */
-void fivebar_constraint_bias_dp(const mb_args *a, mb_real *out)
+int fivebar_constraint_bias_dp(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s2 = MB_SIN(a->z[2]);
     const mb_real c2 = MB_COS(a->z[2]);
     const mb_real s3 = MB_SIN(a->z[3]);
@@ -1387,13 +1443,15 @@ void fivebar_constraint_bias_dp(const mb_args *a, mb_real *out)
     out[7] = 0.0;
     out[8] = 0.0;
     out[9] = 0.0;
+    return MB_FN_OK;
 }
 
 /* fivebar_constraints_dz_tw_dz: constraints_dz_tw_dz
  * 16 outputs, 16 written
  * 131 additions, 169 multiplications, 0 divisions, 8 function calls */
-void fivebar_constraints_dz_tw_dz(const mb_args *a, mb_real *out)
+int fivebar_constraints_dz_tw_dz(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s3 = MB_SIN(a->z[3]);
     const mb_real c3 = MB_COS(a->z[3]);
     const mb_real s2 = MB_SIN(a->z[2]);
@@ -1471,13 +1529,15 @@ void fivebar_constraints_dz_tw_dz(const mb_args *a, mb_real *out)
     const mb_real t53 = 0.6*a->w[1]*t3 + (t37 - 0.6*a->w[0]*t6);
     out[14] = -((c3*t52 + t47 + t30 + (s3*t53 + t46))*s2) + (-(t43 + t52*s3) + t39 + (c3*t53 - t45))*c2;
     out[15] = -((t50 + t51)*s3) + c3*(-(t52*s2) + c2*t53) - (c3*(t48 + t49) + (c2*t52 + s2*t53)*s3);
+    return MB_FN_OK;
 }
 
 /* fivebar_constraint_vel_dz: constraint_vel_dz
  * 8 outputs, 8 written
  * 86 additions, 111 multiplications, 0 divisions, 8 function calls */
-void fivebar_constraint_vel_dz(const mb_args *a, mb_real *out)
+int fivebar_constraint_vel_dz(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s2 = MB_SIN(a->z[2]);
     const mb_real c2 = MB_COS(a->z[2]);
     const mb_real s3 = MB_SIN(a->z[3]);
@@ -1541,13 +1601,15 @@ void fivebar_constraint_vel_dz(const mb_args *a, mb_real *out)
     out[6] = t28 - 0.6*t14*t14*t20 - (t32 + t46) + (t40 + 0.6*t14*t14*t20 + (t46 + t35));
     const mb_real t47 = -0.6*t21*t14*t20;
     out[7] = t47 + t43 + (t42 + 0.6*t21*t14*t20) + (t45 + t47 - (t44 + t47));
+    return MB_FN_OK;
 }
 
 /* fivebar_constraint_acc_dz: constraint_acc_dz
  * 8 outputs, 8 written
  * 253 additions, 318 multiplications, 0 divisions, 8 function calls */
-void fivebar_constraint_acc_dz(const mb_args *a, mb_real *out)
+int fivebar_constraint_acc_dz(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
     const mb_real s1 = MB_SIN(a->z[1]);
@@ -1686,13 +1748,15 @@ void fivebar_constraint_acc_dz(const mb_args *a, mb_real *out)
     const mb_real t121 = 0.6*t12*t12*t13*t13;
     const mb_real t122 = 2.0*(t107 + t120 - (t121 + t108));
     out[7] = t122 + (-(t119*t40) + t106 + (t105 - t118*t12)) + (-0.6*t12*t45 + t103 + (-0.6*t40*t43 + t104)) - (t121 + t110 + (0.6*t40*t40*t13*t13 + t111) + t122 + (-(t112 + t120) - (-0.6*t12*t12*t13*t13 + t113)));
+    return MB_FN_OK;
 }
 
 /* fivebar_constraint_vel_dp: constraint_vel_dp
  * 10 outputs, 10 written
  * 18 additions, 20 multiplications, 0 divisions, 6 function calls */
-void fivebar_constraint_vel_dp(const mb_args *a, mb_real *out)
+int fivebar_constraint_vel_dp(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s2 = MB_SIN(a->z[2]);
     const mb_real c2 = MB_COS(a->z[2]);
     const mb_real s3 = MB_SIN(a->z[3]);
@@ -1718,13 +1782,15 @@ void fivebar_constraint_vel_dp(const mb_args *a, mb_real *out)
     out[7] = 0.0;
     out[8] = 0.0;
     out[9] = 0.0;
+    return MB_FN_OK;
 }
 
 /* fivebar_constraint_acc_dp: constraint_acc_dp
  * 10 outputs, 10 written
  * 54 additions, 61 multiplications, 0 divisions, 6 function calls */
-void fivebar_constraint_acc_dp(const mb_args *a, mb_real *out)
+int fivebar_constraint_acc_dp(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s2 = MB_SIN(a->z[2]);
     const mb_real c2 = MB_COS(a->z[2]);
     const mb_real s3 = MB_SIN(a->z[3]);
@@ -1764,13 +1830,15 @@ void fivebar_constraint_acc_dp(const mb_args *a, mb_real *out)
     out[7] = 0.0;
     out[8] = 0.0;
     out[9] = 0.0;
+    return MB_FN_OK;
 }
 
 /* fivebar_constraints_dz_tw_dp: constraints_dz_tw_dp
  * 20 outputs, 20 written
  * 17 additions, 26 multiplications, 0 divisions, 6 function calls */
-void fivebar_constraints_dz_tw_dp(const mb_args *a, mb_real *out)
+int fivebar_constraints_dz_tw_dp(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s2 = MB_SIN(a->z[2]);
     const mb_real c2 = MB_COS(a->z[2]);
     const mb_real s3 = MB_SIN(a->z[3]);
@@ -1802,13 +1870,15 @@ void fivebar_constraints_dz_tw_dp(const mb_args *a, mb_real *out)
     out[17] = 0.0;
     out[18] = 0.0;
     out[19] = 0.0;
+    return MB_FN_OK;
 }
 
 /* fivebar_objective_psi1_integrand: objective_psi1_integrand
  * 18 outputs, 18 written
  * 14 additions, 23 multiplications, 0 divisions, 4 function calls */
-void fivebar_objective_psi1_integrand(const mb_args *a, mb_real *out)
+int fivebar_objective_psi1_integrand(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
     const mb_real s1 = MB_SIN(a->z[1]);
@@ -1839,13 +1909,15 @@ void fivebar_objective_psi1_integrand(const mb_args *a, mb_real *out)
     out[15] = 0.0;
     out[16] = 0.0;
     out[17] = 0.0;
+    return MB_FN_OK;
 }
 
 /* fivebar_objective_psi2_integrand: objective_psi2_integrand
  * 18 outputs, 18 written
  * 26 additions, 44 multiplications, 0 divisions, 4 function calls */
-void fivebar_objective_psi2_integrand(const mb_args *a, mb_real *out)
+int fivebar_objective_psi2_integrand(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
     const mb_real t1 = a->zd[1]*a->p[0]*s0;
@@ -1882,13 +1954,15 @@ void fivebar_objective_psi2_integrand(const mb_args *a, mb_real *out)
     out[15] = 0.0;
     out[16] = 0.0;
     out[17] = 0.0;
+    return MB_FN_OK;
 }
 
 /* fivebar_objective_psi3_integrand: objective_psi3_integrand
  * 18 outputs, 18 written
  * 65 additions, 104 multiplications, 0 divisions, 4 function calls */
-void fivebar_objective_psi3_integrand(const mb_args *a, mb_real *out)
+int fivebar_objective_psi3_integrand(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
     const mb_real s1 = MB_SIN(a->z[1]);
@@ -1941,6 +2015,7 @@ void fivebar_objective_psi3_integrand(const mb_args *a, mb_real *out)
     out[15] = 0.0;
     out[16] = 0.0;
     out[17] = 0.0;
+    return MB_FN_OK;
 }
 
 static const char *const fivebar_z_names[4] = {
@@ -1984,9 +2059,51 @@ static const mb_pattern fivebar_inverse_dynamics_dp_pattern = { 4, 5, fivebar_in
 static const int fivebar_inverse_dynamics_tangent_pattern_colptr[5] = { 0, 2, 4, 6, 8 };
 static const int fivebar_inverse_dynamics_tangent_pattern_rowind[8] = { 0, 1, 0, 1, 2, 3, 2, 3 };
 static const mb_pattern fivebar_inverse_dynamics_tangent_pattern = { 4, 4, fivebar_inverse_dynamics_tangent_pattern_colptr, fivebar_inverse_dynamics_tangent_pattern_rowind };
+static const int fivebar_forward_dynamics_dz_pattern_colptr[5] = { 0, 2, 4, 6, 8 };
+static const int fivebar_forward_dynamics_dz_pattern_rowind[8] = { 0, 1, 0, 1, 2, 3, 2, 3 };
+static const mb_pattern fivebar_forward_dynamics_dz_pattern = { 4, 4, fivebar_forward_dynamics_dz_pattern_colptr, fivebar_forward_dynamics_dz_pattern_rowind };
+static const int fivebar_forward_dynamics_dzd_pattern_colptr[5] = { 0, 2, 4, 6, 8 };
+static const int fivebar_forward_dynamics_dzd_pattern_rowind[8] = { 0, 1, 0, 1, 2, 3, 2, 3 };
+static const mb_pattern fivebar_forward_dynamics_dzd_pattern = { 4, 4, fivebar_forward_dynamics_dzd_pattern_colptr, fivebar_forward_dynamics_dzd_pattern_rowind };
+static const int fivebar_forward_dynamics_dp_pattern_colptr[6] = { 0, 2, 4, 6, 8, 10 };
+static const int fivebar_forward_dynamics_dp_pattern_rowind[10] = { 0, 1, 0, 1, 2, 3, 2, 3, 0, 1 };
+static const mb_pattern fivebar_forward_dynamics_dp_pattern = { 4, 5, fivebar_forward_dynamics_dp_pattern_colptr, fivebar_forward_dynamics_dp_pattern_rowind };
+static const int fivebar_points_dz_pattern_colptr[5] = { 0, 2, 4, 4, 4 };
+static const int fivebar_points_dz_pattern_rowind[4] = { 0, 1, 0, 1 };
+static const mb_pattern fivebar_points_dz_pattern = { 3, 4, fivebar_points_dz_pattern_colptr, fivebar_points_dz_pattern_rowind };
 static const int fivebar_constraints_dz_pattern_colptr[5] = { 0, 2, 4, 6, 8 };
 static const int fivebar_constraints_dz_pattern_rowind[8] = { 0, 1, 0, 1, 0, 1, 0, 1 };
 static const mb_pattern fivebar_constraints_dz_pattern = { 2, 4, fivebar_constraints_dz_pattern_colptr, fivebar_constraints_dz_pattern_rowind };
+static const int fivebar_constraints_dp_pattern_colptr[6] = { 0, 2, 2, 2, 2, 2 };
+static const int fivebar_constraints_dp_pattern_rowind[2] = { 0, 1 };
+static const mb_pattern fivebar_constraints_dp_pattern = { 2, 5, fivebar_constraints_dp_pattern_colptr, fivebar_constraints_dp_pattern_rowind };
+static const int fivebar_constraint_bias_dz_pattern_colptr[5] = { 0, 2, 4, 6, 8 };
+static const int fivebar_constraint_bias_dz_pattern_rowind[8] = { 0, 1, 0, 1, 0, 1, 0, 1 };
+static const mb_pattern fivebar_constraint_bias_dz_pattern = { 2, 4, fivebar_constraint_bias_dz_pattern_colptr, fivebar_constraint_bias_dz_pattern_rowind };
+static const int fivebar_constraint_bias_dzd_pattern_colptr[5] = { 0, 2, 4, 6, 8 };
+static const int fivebar_constraint_bias_dzd_pattern_rowind[8] = { 0, 1, 0, 1, 0, 1, 0, 1 };
+static const mb_pattern fivebar_constraint_bias_dzd_pattern = { 2, 4, fivebar_constraint_bias_dzd_pattern_colptr, fivebar_constraint_bias_dzd_pattern_rowind };
+static const int fivebar_constraint_bias_dp_pattern_colptr[6] = { 0, 2, 2, 2, 2, 2 };
+static const int fivebar_constraint_bias_dp_pattern_rowind[2] = { 0, 1 };
+static const mb_pattern fivebar_constraint_bias_dp_pattern = { 2, 5, fivebar_constraint_bias_dp_pattern_colptr, fivebar_constraint_bias_dp_pattern_rowind };
+static const int fivebar_constraints_dz_tw_dz_pattern_colptr[5] = { 0, 4, 8, 12, 16 };
+static const int fivebar_constraints_dz_tw_dz_pattern_rowind[16] = { 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3 };
+static const mb_pattern fivebar_constraints_dz_tw_dz_pattern = { 4, 4, fivebar_constraints_dz_tw_dz_pattern_colptr, fivebar_constraints_dz_tw_dz_pattern_rowind };
+static const int fivebar_constraint_vel_dz_pattern_colptr[5] = { 0, 2, 4, 6, 8 };
+static const int fivebar_constraint_vel_dz_pattern_rowind[8] = { 0, 1, 0, 1, 0, 1, 0, 1 };
+static const mb_pattern fivebar_constraint_vel_dz_pattern = { 2, 4, fivebar_constraint_vel_dz_pattern_colptr, fivebar_constraint_vel_dz_pattern_rowind };
+static const int fivebar_constraint_vel_dp_pattern_colptr[6] = { 0, 2, 2, 2, 2, 2 };
+static const int fivebar_constraint_vel_dp_pattern_rowind[2] = { 0, 1 };
+static const mb_pattern fivebar_constraint_vel_dp_pattern = { 2, 5, fivebar_constraint_vel_dp_pattern_colptr, fivebar_constraint_vel_dp_pattern_rowind };
+static const int fivebar_constraint_acc_dz_pattern_colptr[5] = { 0, 2, 4, 6, 8 };
+static const int fivebar_constraint_acc_dz_pattern_rowind[8] = { 0, 1, 0, 1, 0, 1, 0, 1 };
+static const mb_pattern fivebar_constraint_acc_dz_pattern = { 2, 4, fivebar_constraint_acc_dz_pattern_colptr, fivebar_constraint_acc_dz_pattern_rowind };
+static const int fivebar_constraint_acc_dp_pattern_colptr[6] = { 0, 2, 2, 2, 2, 2 };
+static const int fivebar_constraint_acc_dp_pattern_rowind[2] = { 0, 1 };
+static const mb_pattern fivebar_constraint_acc_dp_pattern = { 2, 5, fivebar_constraint_acc_dp_pattern_colptr, fivebar_constraint_acc_dp_pattern_rowind };
+static const int fivebar_constraints_dz_tw_dp_pattern_colptr[6] = { 0, 3, 3, 3, 3, 3 };
+static const int fivebar_constraints_dz_tw_dp_pattern_rowind[3] = { 0, 2, 3 };
+static const mb_pattern fivebar_constraints_dz_tw_dp_pattern = { 4, 5, fivebar_constraints_dz_tw_dp_pattern_colptr, fivebar_constraints_dz_tw_dp_pattern_rowind };
 static const mb_objective fivebar_objectives[3] = {
     { "psi1", fivebar_objective_psi1_integrand, 0 },
     { "psi2", fivebar_objective_psi2_integrand, 0 },
@@ -2007,42 +2124,57 @@ const mb_model fivebar_model = {
     .independent = fivebar_independent,
     .n_independent = 2,
     .simulate = { 5.0, 0.001, 9.9999999999999995e-07, "rk4", "matrix_r" },
+    .nwork = 36,
     .mass = fivebar_mass,
+    .mass_pattern = &fivebar_mass_pattern,
     .forces = fivebar_forces,
     .forces_nc = fivebar_forces_nc,
     .inverse_dynamics = fivebar_inverse_dynamics,
     .inverse_dynamics_dz = fivebar_inverse_dynamics_dz,
+    .inverse_dynamics_dz_pattern = &fivebar_inverse_dynamics_dz_pattern,
     .inverse_dynamics_dzd = fivebar_inverse_dynamics_dzd,
+    .inverse_dynamics_dzd_pattern = &fivebar_inverse_dynamics_dzd_pattern,
     .inverse_dynamics_dp = fivebar_inverse_dynamics_dp,
+    .inverse_dynamics_dp_pattern = &fivebar_inverse_dynamics_dp_pattern,
     .inverse_dynamics_tangent = fivebar_inverse_dynamics_tangent,
+    .inverse_dynamics_tangent_pattern = &fivebar_inverse_dynamics_tangent_pattern,
     .forward_dynamics = fivebar_forward_dynamics,
     .forward_dynamics_dz = fivebar_forward_dynamics_dz,
+    .forward_dynamics_dz_pattern = &fivebar_forward_dynamics_dz_pattern,
     .forward_dynamics_dzd = fivebar_forward_dynamics_dzd,
+    .forward_dynamics_dzd_pattern = &fivebar_forward_dynamics_dzd_pattern,
     .forward_dynamics_dp = fivebar_forward_dynamics_dp,
+    .forward_dynamics_dp_pattern = &fivebar_forward_dynamics_dp_pattern,
     .energy = fivebar_energy,
     .points = fivebar_points,
     .points_dz = fivebar_points_dz,
+    .points_dz_pattern = &fivebar_points_dz_pattern,
     .constraints = fivebar_constraints,
     .constraints_dz = fivebar_constraints_dz,
+    .constraints_dz_pattern = &fivebar_constraints_dz_pattern,
     .constraints_dp = fivebar_constraints_dp,
+    .constraints_dp_pattern = &fivebar_constraints_dp_pattern,
     .constraints_dt = fivebar_constraints_dt,
     .constraint_bias = fivebar_constraint_bias,
     .constraint_bias_dz = fivebar_constraint_bias_dz,
+    .constraint_bias_dz_pattern = &fivebar_constraint_bias_dz_pattern,
     .constraint_bias_dzd = fivebar_constraint_bias_dzd,
+    .constraint_bias_dzd_pattern = &fivebar_constraint_bias_dzd_pattern,
     .constraint_bias_dp = fivebar_constraint_bias_dp,
+    .constraint_bias_dp_pattern = &fivebar_constraint_bias_dp_pattern,
     .constraints_dz_tw_dz = fivebar_constraints_dz_tw_dz,
-    .mass_pattern = &fivebar_mass_pattern,
-    .inverse_dynamics_dz_pattern = &fivebar_inverse_dynamics_dz_pattern,
-    .inverse_dynamics_dzd_pattern = &fivebar_inverse_dynamics_dzd_pattern,
-    .inverse_dynamics_dp_pattern = &fivebar_inverse_dynamics_dp_pattern,
-    .inverse_dynamics_tangent_pattern = &fivebar_inverse_dynamics_tangent_pattern,
-    .constraints_dz_pattern = &fivebar_constraints_dz_pattern,
-    .nobj = 3, .objectives = fivebar_objectives,
+    .constraints_dz_tw_dz_pattern = &fivebar_constraints_dz_tw_dz_pattern,
     .constraint_vel_dz = fivebar_constraint_vel_dz,
-    .constraint_acc_dz = fivebar_constraint_acc_dz,
+    .constraint_vel_dz_pattern = &fivebar_constraint_vel_dz_pattern,
     .constraint_vel_dp = fivebar_constraint_vel_dp,
+    .constraint_vel_dp_pattern = &fivebar_constraint_vel_dp_pattern,
+    .constraint_acc_dz = fivebar_constraint_acc_dz,
+    .constraint_acc_dz_pattern = &fivebar_constraint_acc_dz_pattern,
     .constraint_acc_dp = fivebar_constraint_acc_dp,
+    .constraint_acc_dp_pattern = &fivebar_constraint_acc_dp_pattern,
     .constraints_dz_tw_dp = fivebar_constraints_dz_tw_dp,
-    .gravity = { 0.0, -9.8100000000000005, 0.0 },
+    .constraints_dz_tw_dp_pattern = &fivebar_constraints_dz_tw_dp_pattern,
     .total_mass = fivebar_total_mass,
+    .nobj = 3, .objectives = fivebar_objectives,
+    .gravity = { 0.0, -9.8100000000000005, 0.0 },
 };

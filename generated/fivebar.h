@@ -14,38 +14,74 @@
 
 extern const mb_model fivebar_model;
 
-void fivebar_mass(const mb_args *a, mb_real *out);
-void fivebar_forces(const mb_args *a, mb_real *out);
-void fivebar_forces_nc(const mb_args *a, mb_real *out);
-void fivebar_inverse_dynamics(const mb_args *a, mb_real *out);
-void fivebar_inverse_dynamics_dz(const mb_args *a, mb_real *out);
-void fivebar_inverse_dynamics_dzd(const mb_args *a, mb_real *out);
-void fivebar_inverse_dynamics_tangent(const mb_args *a, mb_real *out);
-void fivebar_inverse_dynamics_dp(const mb_args *a, mb_real *out);
-void fivebar_energy(const mb_args *a, mb_real *out);
-void fivebar_points(const mb_args *a, mb_real *out);
-void fivebar_points_dz(const mb_args *a, mb_real *out);
-void fivebar_total_mass(const mb_args *a, mb_real *out);
-void fivebar_forward_dynamics(const mb_args *a, mb_real *out);
-void fivebar_forward_dynamics_dz(const mb_args *a, mb_real *out);
-void fivebar_forward_dynamics_dzd(const mb_args *a, mb_real *out);
-void fivebar_forward_dynamics_dp(const mb_args *a, mb_real *out);
-void fivebar_constraints(const mb_args *a, mb_real *out);
-void fivebar_constraints_dz(const mb_args *a, mb_real *out);
-void fivebar_constraints_dp(const mb_args *a, mb_real *out);
-void fivebar_constraints_dt(const mb_args *a, mb_real *out);
-void fivebar_constraint_bias(const mb_args *a, mb_real *out);
-void fivebar_constraint_bias_dz(const mb_args *a, mb_real *out);
-void fivebar_constraint_bias_dzd(const mb_args *a, mb_real *out);
-void fivebar_constraint_bias_dp(const mb_args *a, mb_real *out);
-void fivebar_constraints_dz_tw_dz(const mb_args *a, mb_real *out);
-void fivebar_constraint_vel_dz(const mb_args *a, mb_real *out);
-void fivebar_constraint_acc_dz(const mb_args *a, mb_real *out);
-void fivebar_constraint_vel_dp(const mb_args *a, mb_real *out);
-void fivebar_constraint_acc_dp(const mb_args *a, mb_real *out);
-void fivebar_constraints_dz_tw_dp(const mb_args *a, mb_real *out);
-void fivebar_objective_psi1_integrand(const mb_args *a, mb_real *out);
-void fivebar_objective_psi2_integrand(const mb_args *a, mb_real *out);
-void fivebar_objective_psi3_integrand(const mb_args *a, mb_real *out);
+int fivebar_mass(const mb_args *a, mb_real *out, mb_real *work);
+#define fivebar_mass_NWORK 0
+int fivebar_forces(const mb_args *a, mb_real *out, mb_real *work);
+#define fivebar_forces_NWORK 0
+int fivebar_forces_nc(const mb_args *a, mb_real *out, mb_real *work);
+#define fivebar_forces_nc_NWORK 0
+int fivebar_inverse_dynamics(const mb_args *a, mb_real *out, mb_real *work);
+#define fivebar_inverse_dynamics_NWORK 0
+int fivebar_inverse_dynamics_dz(const mb_args *a, mb_real *out, mb_real *work);
+#define fivebar_inverse_dynamics_dz_NWORK 0
+int fivebar_inverse_dynamics_dzd(const mb_args *a, mb_real *out, mb_real *work);
+#define fivebar_inverse_dynamics_dzd_NWORK 0
+int fivebar_inverse_dynamics_tangent(const mb_args *a, mb_real *out, mb_real *work);
+#define fivebar_inverse_dynamics_tangent_NWORK 0
+int fivebar_inverse_dynamics_dp(const mb_args *a, mb_real *out, mb_real *work);
+#define fivebar_inverse_dynamics_dp_NWORK 0
+int fivebar_energy(const mb_args *a, mb_real *out, mb_real *work);
+#define fivebar_energy_NWORK 0
+int fivebar_points(const mb_args *a, mb_real *out, mb_real *work);
+#define fivebar_points_NWORK 0
+int fivebar_points_dz(const mb_args *a, mb_real *out, mb_real *work);
+#define fivebar_points_dz_NWORK 0
+int fivebar_total_mass(const mb_args *a, mb_real *out, mb_real *work);
+#define fivebar_total_mass_NWORK 0
+int fivebar_forward_dynamics(const mb_args *a, mb_real *out, mb_real *work);
+#define fivebar_forward_dynamics_NWORK 0
+int fivebar_forward_dynamics_dz(const mb_args *a, mb_real *out, mb_real *work);
+#define fivebar_forward_dynamics_dz_NWORK 32
+int fivebar_forward_dynamics_dzd(const mb_args *a, mb_real *out, mb_real *work);
+#define fivebar_forward_dynamics_dzd_NWORK 32
+int fivebar_forward_dynamics_dp(const mb_args *a, mb_real *out, mb_real *work);
+#define fivebar_forward_dynamics_dp_NWORK 36
+int fivebar_constraints(const mb_args *a, mb_real *out, mb_real *work);
+#define fivebar_constraints_NWORK 0
+int fivebar_constraints_dz(const mb_args *a, mb_real *out, mb_real *work);
+#define fivebar_constraints_dz_NWORK 0
+int fivebar_constraints_dp(const mb_args *a, mb_real *out, mb_real *work);
+#define fivebar_constraints_dp_NWORK 0
+int fivebar_constraints_dt(const mb_args *a, mb_real *out, mb_real *work);
+#define fivebar_constraints_dt_NWORK 0
+int fivebar_constraint_bias(const mb_args *a, mb_real *out, mb_real *work);
+#define fivebar_constraint_bias_NWORK 0
+int fivebar_constraint_bias_dz(const mb_args *a, mb_real *out, mb_real *work);
+#define fivebar_constraint_bias_dz_NWORK 0
+int fivebar_constraint_bias_dzd(const mb_args *a, mb_real *out, mb_real *work);
+#define fivebar_constraint_bias_dzd_NWORK 0
+int fivebar_constraint_bias_dp(const mb_args *a, mb_real *out, mb_real *work);
+#define fivebar_constraint_bias_dp_NWORK 0
+int fivebar_constraints_dz_tw_dz(const mb_args *a, mb_real *out, mb_real *work);
+#define fivebar_constraints_dz_tw_dz_NWORK 0
+int fivebar_constraint_vel_dz(const mb_args *a, mb_real *out, mb_real *work);
+#define fivebar_constraint_vel_dz_NWORK 0
+int fivebar_constraint_acc_dz(const mb_args *a, mb_real *out, mb_real *work);
+#define fivebar_constraint_acc_dz_NWORK 0
+int fivebar_constraint_vel_dp(const mb_args *a, mb_real *out, mb_real *work);
+#define fivebar_constraint_vel_dp_NWORK 0
+int fivebar_constraint_acc_dp(const mb_args *a, mb_real *out, mb_real *work);
+#define fivebar_constraint_acc_dp_NWORK 0
+int fivebar_constraints_dz_tw_dp(const mb_args *a, mb_real *out, mb_real *work);
+#define fivebar_constraints_dz_tw_dp_NWORK 0
+int fivebar_objective_psi1_integrand(const mb_args *a, mb_real *out, mb_real *work);
+#define fivebar_objective_psi1_integrand_NWORK 0
+int fivebar_objective_psi2_integrand(const mb_args *a, mb_real *out, mb_real *work);
+#define fivebar_objective_psi2_integrand_NWORK 0
+int fivebar_objective_psi3_integrand(const mb_args *a, mb_real *out, mb_real *work);
+#define fivebar_objective_psi3_integrand_NWORK 0
+
+/* The largest workspace of any function above, in mb_reals. */
+#define fivebar_NWORK 36
 
 #endif

@@ -14,28 +14,54 @@
 
 extern const mb_model fourbar_grid_model;
 
-void fourbar_grid_mass(const mb_args *a, mb_real *out);
-void fourbar_grid_forces(const mb_args *a, mb_real *out);
-void fourbar_grid_forces_nc(const mb_args *a, mb_real *out);
-void fourbar_grid_inverse_dynamics(const mb_args *a, mb_real *out);
-void fourbar_grid_inverse_dynamics_dz(const mb_args *a, mb_real *out);
-void fourbar_grid_inverse_dynamics_dzd(const mb_args *a, mb_real *out);
-void fourbar_grid_inverse_dynamics_tangent(const mb_args *a, mb_real *out);
-void fourbar_grid_energy(const mb_args *a, mb_real *out);
-void fourbar_grid_points(const mb_args *a, mb_real *out);
-void fourbar_grid_points_dz(const mb_args *a, mb_real *out);
-void fourbar_grid_total_mass(const mb_args *a, mb_real *out);
-void fourbar_grid_forward_dynamics(const mb_args *a, mb_real *out);
-void fourbar_grid_forward_dynamics_dz(const mb_args *a, mb_real *out);
-void fourbar_grid_forward_dynamics_dzd(const mb_args *a, mb_real *out);
-void fourbar_grid_constraints(const mb_args *a, mb_real *out);
-void fourbar_grid_constraints_dz(const mb_args *a, mb_real *out);
-void fourbar_grid_constraints_dt(const mb_args *a, mb_real *out);
-void fourbar_grid_constraint_bias(const mb_args *a, mb_real *out);
-void fourbar_grid_constraint_bias_dz(const mb_args *a, mb_real *out);
-void fourbar_grid_constraint_bias_dzd(const mb_args *a, mb_real *out);
-void fourbar_grid_constraints_dz_tw_dz(const mb_args *a, mb_real *out);
-void fourbar_grid_constraint_vel_dz(const mb_args *a, mb_real *out);
-void fourbar_grid_constraint_acc_dz(const mb_args *a, mb_real *out);
+int fourbar_grid_mass(const mb_args *a, mb_real *out, mb_real *work);
+#define fourbar_grid_mass_NWORK 73
+int fourbar_grid_forces(const mb_args *a, mb_real *out, mb_real *work);
+#define fourbar_grid_forces_NWORK 117
+int fourbar_grid_forces_nc(const mb_args *a, mb_real *out, mb_real *work);
+#define fourbar_grid_forces_nc_NWORK 0
+int fourbar_grid_inverse_dynamics(const mb_args *a, mb_real *out, mb_real *work);
+#define fourbar_grid_inverse_dynamics_NWORK 57
+int fourbar_grid_inverse_dynamics_dz(const mb_args *a, mb_real *out, mb_real *work);
+#define fourbar_grid_inverse_dynamics_dz_NWORK 389
+int fourbar_grid_inverse_dynamics_dzd(const mb_args *a, mb_real *out, mb_real *work);
+#define fourbar_grid_inverse_dynamics_dzd_NWORK 371
+int fourbar_grid_inverse_dynamics_tangent(const mb_args *a, mb_real *out, mb_real *work);
+#define fourbar_grid_inverse_dynamics_tangent_NWORK 714
+int fourbar_grid_energy(const mb_args *a, mb_real *out, mb_real *work);
+#define fourbar_grid_energy_NWORK 0
+int fourbar_grid_points(const mb_args *a, mb_real *out, mb_real *work);
+#define fourbar_grid_points_NWORK 0
+int fourbar_grid_points_dz(const mb_args *a, mb_real *out, mb_real *work);
+#define fourbar_grid_points_dz_NWORK 0
+int fourbar_grid_total_mass(const mb_args *a, mb_real *out, mb_real *work);
+#define fourbar_grid_total_mass_NWORK 0
+int fourbar_grid_forward_dynamics(const mb_args *a, mb_real *out, mb_real *work);
+#define fourbar_grid_forward_dynamics_NWORK 589
+int fourbar_grid_forward_dynamics_dz(const mb_args *a, mb_real *out, mb_real *work);
+#define fourbar_grid_forward_dynamics_dz_NWORK 5044
+int fourbar_grid_forward_dynamics_dzd(const mb_args *a, mb_real *out, mb_real *work);
+#define fourbar_grid_forward_dynamics_dzd_NWORK 4523
+int fourbar_grid_constraints(const mb_args *a, mb_real *out, mb_real *work);
+#define fourbar_grid_constraints_NWORK 0
+int fourbar_grid_constraints_dz(const mb_args *a, mb_real *out, mb_real *work);
+#define fourbar_grid_constraints_dz_NWORK 347
+int fourbar_grid_constraints_dt(const mb_args *a, mb_real *out, mb_real *work);
+#define fourbar_grid_constraints_dt_NWORK 0
+int fourbar_grid_constraint_bias(const mb_args *a, mb_real *out, mb_real *work);
+#define fourbar_grid_constraint_bias_NWORK 0
+int fourbar_grid_constraint_bias_dz(const mb_args *a, mb_real *out, mb_real *work);
+#define fourbar_grid_constraint_bias_dz_NWORK 824
+int fourbar_grid_constraint_bias_dzd(const mb_args *a, mb_real *out, mb_real *work);
+#define fourbar_grid_constraint_bias_dzd_NWORK 451
+int fourbar_grid_constraints_dz_tw_dz(const mb_args *a, mb_real *out, mb_real *work);
+#define fourbar_grid_constraints_dz_tw_dz_NWORK 1527
+int fourbar_grid_constraint_vel_dz(const mb_args *a, mb_real *out, mb_real *work);
+#define fourbar_grid_constraint_vel_dz_NWORK 545
+int fourbar_grid_constraint_acc_dz(const mb_args *a, mb_real *out, mb_real *work);
+#define fourbar_grid_constraint_acc_dz_NWORK 1363
+
+/* The largest workspace of any function above, in mb_reals. */
+#define fourbar_grid_NWORK 5044
 
 #endif

@@ -2,12 +2,14 @@
  * 3 coordinates; all functions: 886 additions, 1592 multiplications, 14 divisions, 114 calls. */
 #include "fourbar_planar.h"
 
-/* Solves M X = B in place for n x m column-major B by Cholesky; M (n x n) is overwritten. */
-static void fourbar_planar_solve_spd(int n, mb_real *M, mb_real *B, int m)
+/* Solves M X = B in place for n x m column-major B by Cholesky; M (n x n) is overwritten. Returns
+ * MB_FN_SINGULAR at a pivot that is not positive and finite. */
+static int fourbar_planar_solve_spd(int n, mb_real *M, mb_real *B, int m)
 {
     for (int j = 0; j < n; ++j) {
         mb_real d = M[j + j * n];
         for (int k = 0; k < j; ++k) d -= M[j + k * n] * M[j + k * n];
+        if (!MB_PIVOT_OK(d)) return MB_FN_SINGULAR;
         d = MB_SQRT(d);
         M[j + j * n] = d;
         for (int i = j + 1; i < n; ++i) {
@@ -29,13 +31,15 @@ static void fourbar_planar_solve_spd(int n, mb_real *M, mb_real *B, int m)
             x[i] = s / M[i + i * n];
         }
     }
+    return MB_FN_OK;
 }
 
 /* fourbar_planar_mass: mass
  * 9 outputs, 9 written
  * 22 additions, 36 multiplications, 0 divisions, 6 function calls */
-void fourbar_planar_mass(const mb_args *a, mb_real *out)
+int fourbar_planar_mass(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
     const mb_real s1 = MB_SIN(a->z[1]);
@@ -56,13 +60,15 @@ void fourbar_planar_mass(const mb_args *a, mb_real *out)
     const mb_real c2 = MB_COS(a->z[2]);
     const mb_real t5 = 0.4 + 0.125*c2;
     out[8] = -0.2*t5 + (0.0026041666666666665 + 0.5*(0.015625*s2*s2 + t5*t5)) - 0.4*(-0.2 + 0.5*t5);
+    return MB_FN_OK;
 }
 
 /* fourbar_planar_forces: forces
  * 3 outputs, 3 written
  * 25 additions, 51 multiplications, 0 divisions, 6 function calls */
-void fourbar_planar_forces(const mb_args *a, mb_real *out)
+int fourbar_planar_forces(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s1 = MB_SIN(a->z[1]);
     const mb_real c1 = MB_COS(a->z[1]);
     const mb_real s0 = MB_SIN(a->z[0]);
@@ -79,24 +85,28 @@ void fourbar_planar_forces(const mb_args *a, mb_real *out)
     const mb_real s2 = MB_SIN(a->z[2]);
     const mb_real c2 = MB_COS(a->z[2]);
     out[2] = -(4.905*(0.4 + 0.125*c2) - 0.025*a->zd[2]*a->zd[2]*s2 - 0.4*(4.905 - 0.0625*a->zd[2]*a->zd[2]*s2));
+    return MB_FN_OK;
 }
 
 /* fourbar_planar_forces_nc: forces_nc
  * 3 outputs, 3 written
  * 0 additions, 0 multiplications, 0 divisions, 0 function calls */
-void fourbar_planar_forces_nc(const mb_args *a, mb_real *out)
+int fourbar_planar_forces_nc(const mb_args *a, mb_real *out, mb_real *work)
 {
     (void)a;
+    (void)work;
     out[0] = 0.0;
     out[1] = 0.0;
     out[2] = 0.0;
+    return MB_FN_OK;
 }
 
 /* fourbar_planar_inverse_dynamics: inverse_dynamics
  * 3 outputs, 3 written
  * 38 additions, 78 multiplications, 0 divisions, 6 function calls */
-void fourbar_planar_inverse_dynamics(const mb_args *a, mb_real *out)
+int fourbar_planar_inverse_dynamics(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
     const mb_real s1 = MB_SIN(a->z[1]);
@@ -117,13 +127,15 @@ void fourbar_planar_inverse_dynamics(const mb_args *a, mb_real *out)
     const mb_real t10 = 0.4 + 0.125*c2;
     const mb_real t11 = 9.81 - 0.4*a->zdd[2];
     out[2] = -0.4*(-0.0625*a->zd[2]*a->zd[2]*s2 + (0.5*a->zdd[2]*t10 + 0.5*t11)) + (0.5*t10*t11 + a->zdd[2]*(0.0026041666666666665 + 0.5*(0.015625*s2*s2 + t10*t10)) - 0.025*a->zd[2]*a->zd[2]*s2);
+    return MB_FN_OK;
 }
 
 /* fourbar_planar_inverse_dynamics_dz: inverse_dynamics_dz
  * 9 outputs, 9 written
  * 36 additions, 74 multiplications, 0 divisions, 6 function calls */
-void fourbar_planar_inverse_dynamics_dz(const mb_args *a, mb_real *out)
+int fourbar_planar_inverse_dynamics_dz(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
     const mb_real s1 = MB_SIN(a->z[1]);
@@ -149,13 +161,15 @@ void fourbar_planar_inverse_dynamics_dz(const mb_args *a, mb_real *out)
     const mb_real c2 = MB_COS(a->z[2]);
     const mb_real t10 = -((0.5*a->zd[2]*(0.4 + 0.125*c2) - 0.2*a->zd[2])*a->zd[2]) - 0.0625*a->zdd[2]*s2;
     out[8] = -0.4*t10 + (-0.613125*s2 + 0.4*t10);
+    return MB_FN_OK;
 }
 
 /* fourbar_planar_inverse_dynamics_dzd: inverse_dynamics_dzd
  * 9 outputs, 9 written
  * 17 additions, 44 multiplications, 0 divisions, 4 function calls */
-void fourbar_planar_inverse_dynamics_dzd(const mb_args *a, mb_real *out)
+int fourbar_planar_inverse_dynamics_dzd(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
     const mb_real s1 = MB_SIN(a->z[1]);
@@ -176,13 +190,15 @@ void fourbar_planar_inverse_dynamics_dzd(const mb_args *a, mb_real *out)
     out[6] = 0.0;
     out[7] = 0.0;
     out[8] = 0.0;
+    return MB_FN_OK;
 }
 
 /* fourbar_planar_inverse_dynamics_tangent: inverse_dynamics_tangent
  * 9 outputs, 9 written
  * 69 additions, 143 multiplications, 0 divisions, 6 function calls */
-void fourbar_planar_inverse_dynamics_tangent(const mb_args *a, mb_real *out)
+int fourbar_planar_inverse_dynamics_tangent(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
     const mb_real s1 = MB_SIN(a->z[1]);
@@ -217,13 +233,15 @@ void fourbar_planar_inverse_dynamics_tangent(const mb_args *a, mb_real *out)
     const mb_real t18 = 0.4 + 0.125*c2;
     const mb_real t19 = -((0.5*a->zd[2]*t18 - 0.2*a->zd[2])*a->zd[2]) - 0.0625*a->zdd[2]*s2;
     out[8] = -0.4*(a->w[2]*(-0.2 + 0.5*t18) + (a->w[0]*t19 - 0.125*a->zd[2]*a->w[1]*s2)) + (a->w[0]*(-0.613125*s2 + 0.4*t19) - 0.05*a->zd[2]*a->w[1]*s2 + (-0.2*t18 + (0.0026041666666666665 + 0.5*(0.015625*s2*s2 + t18*t18)))*a->w[2]);
+    return MB_FN_OK;
 }
 
 /* fourbar_planar_energy: energy
  * 2 outputs, 2 written
  * 26 additions, 60 multiplications, 0 divisions, 6 function calls */
-void fourbar_planar_energy(const mb_args *a, mb_real *out)
+int fourbar_planar_energy(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
     const mb_real s1 = MB_SIN(a->z[1]);
@@ -237,13 +255,15 @@ void fourbar_planar_energy(const mb_args *a, mb_real *out)
     const mb_real t5 = 0.4 + 0.125*c2;
     out[0] = t4 + 0.5*(a->zd[2]*(a->zd[2]*(0.0026041666666666665 + 0.5*(0.015625*s2*s2 + t5*t5)) - 0.2*a->zd[2]*t5) - 0.4*(0.5*a->zd[2]*t5 - 0.2*a->zd[2])*a->zd[2]);
     out[1] = 0.613125*s2 + (6.867*t1 + 0.09810000000000002*s0);
+    return MB_FN_OK;
 }
 
 /* fourbar_planar_points: points
  * 3 outputs, 3 written
  * 5 additions, 8 multiplications, 0 divisions, 4 function calls */
-void fourbar_planar_points(const mb_args *a, mb_real *out)
+int fourbar_planar_points(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
     const mb_real s1 = MB_SIN(a->z[1]);
@@ -251,13 +271,15 @@ void fourbar_planar_points(const mb_args *a, mb_real *out)
     out[0] = 0.175*(-(s0*s1) + c1*c0) + 0.1*c0;
     out[1] = 0.175*(c1*s0 + c0*s1) + 0.1*s0;
     out[2] = 0.0;
+    return MB_FN_OK;
 }
 
 /* fourbar_planar_points_dz: points_dz
  * 9 outputs, 9 written
  * 8 additions, 9 multiplications, 0 divisions, 4 function calls */
-void fourbar_planar_points_dz(const mb_args *a, mb_real *out)
+int fourbar_planar_points_dz(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s1 = MB_SIN(a->z[1]);
     const mb_real c1 = MB_COS(a->z[1]);
     const mb_real s0 = MB_SIN(a->z[0]);
@@ -274,22 +296,26 @@ void fourbar_planar_points_dz(const mb_args *a, mb_real *out)
     out[6] = 0.0;
     out[7] = 0.0;
     out[8] = 0.0;
+    return MB_FN_OK;
 }
 
 /* fourbar_planar_total_mass: total_mass
  * 1 outputs, 1 written
  * 0 additions, 0 multiplications, 0 divisions, 0 function calls */
-void fourbar_planar_total_mass(const mb_args *a, mb_real *out)
+int fourbar_planar_total_mass(const mb_args *a, mb_real *out, mb_real *work)
 {
     (void)a;
+    (void)work;
     out[0] = 1.4;
+    return MB_FN_OK;
 }
 
 /* fourbar_planar_forward_dynamics: forward_dynamics
  * 3 outputs, 3 written
  * 42 additions, 80 multiplications, 7 divisions, 6 function calls */
-void fourbar_planar_forward_dynamics(const mb_args *a, mb_real *out)
+int fourbar_planar_forward_dynamics(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
     const mb_real s1 = MB_SIN(a->z[1]);
@@ -317,13 +343,15 @@ void fourbar_planar_forward_dynamics(const mb_args *a, mb_real *out)
     const mb_real t17 = 0.4 + 0.125*c2;
     const mb_real t18 = -0.2 + 0.5*t17;
     out[2] = -9.81*t18/(-0.2*t17 + (0.0026041666666666665 + 0.5*(0.015625*s2*s2 + t17*t17)) - 0.4*t18);
+    return MB_FN_OK;
 }
 
 /* fourbar_planar_forward_dynamics_dz_rhs: M and -dr/dy at zdd = forward dynamics
  * 18 outputs, 18 written
  * 70 additions, 132 multiplications, 7 divisions, 6 function calls */
-static void fourbar_planar_forward_dynamics_dz_rhs(const mb_args *a, mb_real *out)
+static int fourbar_planar_forward_dynamics_dz_rhs(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
     const mb_real s1 = MB_SIN(a->z[1]);
@@ -377,21 +405,25 @@ static void fourbar_planar_forward_dynamics_dz_rhs(const mb_args *a, mb_real *ou
     out[16] = 0.0;
     const mb_real t29 = -0.0625*(-9.81*t12/t13)*s2 - (0.5*a->zd[2]*t11 - 0.2*a->zd[2])*a->zd[2];
     out[17] = -(-0.4*t29 + (-0.613125*s2 + 0.4*t29));
+    return MB_FN_OK;
 }
 
-void fourbar_planar_forward_dynamics_dz(const mb_args *a, mb_real *out)
+int fourbar_planar_forward_dynamics_dz(const mb_args *a, mb_real *out, mb_real *work)
 {
-    mb_real w[18];
-    fourbar_planar_forward_dynamics_dz_rhs(a, w);
-    fourbar_planar_solve_spd(3, w, w + 9, 3);
-    for (int i = 0; i < 9; ++i) out[i] = w[9 + i];
+    int rc;
+    (void)fourbar_planar_forward_dynamics_dz_rhs(a, work, work + 18);
+    rc = fourbar_planar_solve_spd(3, work, work + 9, 3);
+    if (rc) return rc;
+    for (int i = 0; i < 9; ++i) out[i] = work[9 + i];
+    return MB_FN_OK;
 }
 
 /* fourbar_planar_forward_dynamics_dzd_rhs: M and -dr/dy at zdd = forward dynamics
  * 18 outputs, 18 written
  * 37 additions, 73 multiplications, 0 divisions, 6 function calls */
-static void fourbar_planar_forward_dynamics_dzd_rhs(const mb_args *a, mb_real *out)
+static int fourbar_planar_forward_dynamics_dzd_rhs(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
     const mb_real s1 = MB_SIN(a->z[1]);
@@ -427,21 +459,25 @@ static void fourbar_planar_forward_dynamics_dzd_rhs(const mb_args *a, mb_real *o
     out[15] = 0.0;
     out[16] = 0.0;
     out[17] = 0.0;
+    return MB_FN_OK;
 }
 
-void fourbar_planar_forward_dynamics_dzd(const mb_args *a, mb_real *out)
+int fourbar_planar_forward_dynamics_dzd(const mb_args *a, mb_real *out, mb_real *work)
 {
-    mb_real w[18];
-    fourbar_planar_forward_dynamics_dzd_rhs(a, w);
-    fourbar_planar_solve_spd(3, w, w + 9, 3);
-    for (int i = 0; i < 9; ++i) out[i] = w[9 + i];
+    int rc;
+    (void)fourbar_planar_forward_dynamics_dzd_rhs(a, work, work + 18);
+    rc = fourbar_planar_solve_spd(3, work, work + 9, 3);
+    if (rc) return rc;
+    for (int i = 0; i < 9; ++i) out[i] = work[9 + i];
+    return MB_FN_OK;
 }
 
 /* fourbar_planar_constraints: constraints
  * 2 outputs, 2 written
  * 12 additions, 14 multiplications, 0 divisions, 6 function calls */
-void fourbar_planar_constraints(const mb_args *a, mb_real *out)
+int fourbar_planar_constraints(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
     const mb_real s1 = MB_SIN(a->z[1]);
@@ -452,13 +488,15 @@ void fourbar_planar_constraints(const mb_args *a, mb_real *out)
     const mb_real t2 = -(0.4 + 0.25*c2) + (0.35*(-(s0*s1) + c1*c0) + 0.1*c0);
     out[0] = t1*s2 + t2*c2;
     out[1] = -(t2*s2) + c2*t1;
+    return MB_FN_OK;
 }
 
 /* fourbar_planar_constraints_dz: constraints_dz
  * 6 outputs, 6 written
  * 24 additions, 36 multiplications, 0 divisions, 6 function calls */
-void fourbar_planar_constraints_dz(const mb_args *a, mb_real *out)
+int fourbar_planar_constraints_dz(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
     const mb_real s1 = MB_SIN(a->z[1]);
@@ -479,23 +517,27 @@ void fourbar_planar_constraints_dz(const mb_args *a, mb_real *out)
     const mb_real t8 = -(0.4 + 0.25*c2) + t6;
     out[4] = -0.25*c2*s2 + c2*t7 + (-(t8*s2) + 0.25*c2*s2);
     out[5] = -(t8*c2 + 0.25*s2*s2) + (-0.25*c2*c2 - t7*s2);
+    return MB_FN_OK;
 }
 
 /* fourbar_planar_constraints_dt: constraints_dt
  * 2 outputs, 2 written
  * 0 additions, 0 multiplications, 0 divisions, 0 function calls */
-void fourbar_planar_constraints_dt(const mb_args *a, mb_real *out)
+int fourbar_planar_constraints_dt(const mb_args *a, mb_real *out, mb_real *work)
 {
     (void)a;
+    (void)work;
     out[0] = 0.0;
     out[1] = 0.0;
+    return MB_FN_OK;
 }
 
 /* fourbar_planar_constraint_bias: constraint_bias
  * 2 outputs, 2 written
  * 35 additions, 58 multiplications, 0 divisions, 6 function calls */
-void fourbar_planar_constraint_bias(const mb_args *a, mb_real *out)
+int fourbar_planar_constraint_bias(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s2 = MB_SIN(a->z[2]);
     const mb_real c2 = MB_COS(a->z[2]);
     const mb_real t1 = 0.4 + 0.25*c2;
@@ -517,13 +559,15 @@ void fourbar_planar_constraint_bias(const mb_args *a, mb_real *out)
     const mb_real t13 = t7 - 0.25*s2;
     out[0] = 2.0*(a->zd[2]*c2*t6 - a->zd[2]*t9*s2) + (c2*t10 + t11*s2) + (-(a->zd[2]*a->zd[2]*t12*c2) - a->zd[2]*a->zd[2]*t13*s2);
     out[1] = a->zd[2]*a->zd[2]*t12*s2 - a->zd[2]*a->zd[2]*c2*t13 + (2.0*(-(a->zd[2]*t6*s2) - a->zd[2]*t9*c2) + (c2*t11 - t10*s2));
+    return MB_FN_OK;
 }
 
 /* fourbar_planar_constraint_bias_dz: constraint_bias_dz
  * 6 outputs, 6 written
  * 82 additions, 168 multiplications, 0 divisions, 6 function calls */
-void fourbar_planar_constraint_bias_dz(const mb_args *a, mb_real *out)
+int fourbar_planar_constraint_bias_dz(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
     const mb_real s1 = MB_SIN(a->z[1]);
@@ -565,13 +609,15 @@ void fourbar_planar_constraint_bias_dz(const mb_args *a, mb_real *out)
     const mb_real t28 = 0.25*a->zd[2]*a->zd[2]*c2*c2;
     const mb_real t29 = 0.25*a->zd[2]*a->zd[2]*s2*s2;
     out[5] = t28 - t25*s2 - (-0.25*a->zd[2]*a->zd[2]*s2*s2 + c2*t23) + 2.0*(-(t28 - a->zd[2]*t22*s2) - (t29 + a->zd[2]*c2*t18)) + (-(-0.25*a->zd[2]*a->zd[2]*c2*c2 - a->zd[2]*a->zd[2]*t27*s2) + (a->zd[2]*a->zd[2]*t26*c2 + t29));
+    return MB_FN_OK;
 }
 
 /* fourbar_planar_constraint_bias_dzd: constraint_bias_dzd
  * 6 outputs, 6 written
  * 64 additions, 94 multiplications, 0 divisions, 6 function calls */
-void fourbar_planar_constraint_bias_dzd(const mb_args *a, mb_real *out)
+int fourbar_planar_constraint_bias_dzd(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s2 = MB_SIN(a->z[2]);
     const mb_real c2 = MB_COS(a->z[2]);
     const mb_real s0 = MB_SIN(a->z[0]);
@@ -607,13 +653,15 @@ void fourbar_planar_constraint_bias_dzd(const mb_args *a, mb_real *out)
     const mb_real t23 = -t16 + t1;
     out[4] = c2*t19 + 0.5*a->zd[2]*s2*s2 + 2.0*(-(t20*s2 + 0.25*a->zd[2]*s2*s2) + (-(a->zd[2]*c2*t17) + c2*t21)) + (-2.0*a->zd[2]*t22*s2 - 2.0*a->zd[2]*t23*c2);
     out[5] = 2.0*a->zd[2]*t23*s2 - 2.0*a->zd[2]*c2*t22 + (-(t19*s2) + 0.5*a->zd[2]*c2*s2 + 2.0*(-(-(a->zd[2]*t17*s2) + t21*s2) - (t20*c2 + 0.25*a->zd[2]*c2*s2)));
+    return MB_FN_OK;
 }
 
 /* fourbar_planar_constraints_dz_tw_dz: constraints_dz_tw_dz
  * 9 outputs, 9 written
  * 61 additions, 101 multiplications, 0 divisions, 6 function calls */
-void fourbar_planar_constraints_dz_tw_dz(const mb_args *a, mb_real *out)
+int fourbar_planar_constraints_dz_tw_dz(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s1 = MB_SIN(a->z[1]);
     const mb_real c1 = MB_COS(a->z[1]);
     const mb_real s2 = MB_SIN(a->z[2]);
@@ -649,13 +697,15 @@ void fourbar_planar_constraints_dz_tw_dz(const mb_args *a, mb_real *out)
     const mb_real t19 = 0.1*s0 + 0.35*(t11 + t10) - 0.25*s2;
     const mb_real t20 = -(0.4 + 0.25*c2) + t15;
     out[8] = c2*(-0.25*a->w[0]*c2 - 0.25*a->w[1]*s2 + t18) - (a->w[0]*t19 - 0.25*t3 - a->w[1]*t20)*s2 - ((a->w[1]*t19 + a->w[0]*t20 + t18)*c2 + s2*(-0.25*a->w[1]*c2 - 0.25*t17 + 0.25*a->w[0]*s2));
+    return MB_FN_OK;
 }
 
 /* fourbar_planar_constraint_vel_dz: constraint_vel_dz
  * 6 outputs, 6 written
  * 53 additions, 88 multiplications, 0 divisions, 6 function calls */
-void fourbar_planar_constraint_vel_dz(const mb_args *a, mb_real *out)
+int fourbar_planar_constraint_vel_dz(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s2 = MB_SIN(a->z[2]);
     const mb_real c2 = MB_COS(a->z[2]);
     const mb_real s0 = MB_SIN(a->z[0]);
@@ -687,13 +737,15 @@ void fourbar_planar_constraint_vel_dz(const mb_args *a, mb_real *out)
     out[4] = -(a->zd[2]*t13*s2) - 0.25*a->zd[2]*c2*c2 - (t14 + a->zd[2]*t16*c2) + (0.25*a->zd[2]*c2*c2 - t17*s2 + (t14 + c2*t18));
     const mb_real t19 = 0.25*a->zd[2]*c2*s2;
     out[5] = -(-(a->zd[2]*t16*s2) + t19) - (a->zd[2]*c2*t13 - 0.25*a->zd[2]*c2*s2) + (-(t18*s2) + t19 - (t17*c2 + t19));
+    return MB_FN_OK;
 }
 
 /* fourbar_planar_constraint_acc_dz: constraint_acc_dz
  * 6 outputs, 6 written
  * 160 additions, 245 multiplications, 0 divisions, 6 function calls */
-void fourbar_planar_constraint_acc_dz(const mb_args *a, mb_real *out)
+int fourbar_planar_constraint_acc_dz(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
     const mb_real s1 = MB_SIN(a->z[1]);
@@ -770,6 +822,7 @@ void fourbar_planar_constraint_acc_dz(const mb_args *a, mb_real *out)
     const mb_real t63 = 2.0*(-(t61 - a->zd[2]*t43*s2) - (t62 + a->zd[2]*c2*t39));
     const mb_real t64 = -(t61 - t59*s2 - (-0.25*a->zd[2]*a->zd[2]*s2*s2 + c2*t57) + t63 + (-(-0.25*a->zd[2]*a->zd[2]*c2*c2 - a->zd[2]*a->zd[2]*t55*s2) + (a->zd[2]*a->zd[2]*t56*c2 + t62))) + (-(-(t54*s2) + c2*t52) + (-(t49*c2) - t47*s2) + t63 + (-0.25*c2*t7 + t30*t55 + (0.25*t30*s2 + t56*(t6 + t5))));
     out[5] = t64;
+    return MB_FN_OK;
 }
 
 static const char *const fourbar_planar_z_names[3] = {
@@ -799,9 +852,33 @@ static const mb_pattern fourbar_planar_inverse_dynamics_dzd_pattern = { 3, 3, fo
 static const int fourbar_planar_inverse_dynamics_tangent_pattern_colptr[4] = { 0, 2, 4, 5 };
 static const int fourbar_planar_inverse_dynamics_tangent_pattern_rowind[5] = { 0, 1, 0, 1, 2 };
 static const mb_pattern fourbar_planar_inverse_dynamics_tangent_pattern = { 3, 3, fourbar_planar_inverse_dynamics_tangent_pattern_colptr, fourbar_planar_inverse_dynamics_tangent_pattern_rowind };
+static const int fourbar_planar_forward_dynamics_dz_pattern_colptr[4] = { 0, 2, 4, 5 };
+static const int fourbar_planar_forward_dynamics_dz_pattern_rowind[5] = { 0, 1, 0, 1, 2 };
+static const mb_pattern fourbar_planar_forward_dynamics_dz_pattern = { 3, 3, fourbar_planar_forward_dynamics_dz_pattern_colptr, fourbar_planar_forward_dynamics_dz_pattern_rowind };
+static const int fourbar_planar_forward_dynamics_dzd_pattern_colptr[4] = { 0, 2, 4, 5 };
+static const int fourbar_planar_forward_dynamics_dzd_pattern_rowind[5] = { 0, 1, 0, 1, 2 };
+static const mb_pattern fourbar_planar_forward_dynamics_dzd_pattern = { 3, 3, fourbar_planar_forward_dynamics_dzd_pattern_colptr, fourbar_planar_forward_dynamics_dzd_pattern_rowind };
+static const int fourbar_planar_points_dz_pattern_colptr[4] = { 0, 2, 4, 4 };
+static const int fourbar_planar_points_dz_pattern_rowind[4] = { 0, 1, 0, 1 };
+static const mb_pattern fourbar_planar_points_dz_pattern = { 3, 3, fourbar_planar_points_dz_pattern_colptr, fourbar_planar_points_dz_pattern_rowind };
 static const int fourbar_planar_constraints_dz_pattern_colptr[4] = { 0, 2, 4, 6 };
 static const int fourbar_planar_constraints_dz_pattern_rowind[6] = { 0, 1, 0, 1, 0, 1 };
 static const mb_pattern fourbar_planar_constraints_dz_pattern = { 2, 3, fourbar_planar_constraints_dz_pattern_colptr, fourbar_planar_constraints_dz_pattern_rowind };
+static const int fourbar_planar_constraint_bias_dz_pattern_colptr[4] = { 0, 2, 4, 6 };
+static const int fourbar_planar_constraint_bias_dz_pattern_rowind[6] = { 0, 1, 0, 1, 0, 1 };
+static const mb_pattern fourbar_planar_constraint_bias_dz_pattern = { 2, 3, fourbar_planar_constraint_bias_dz_pattern_colptr, fourbar_planar_constraint_bias_dz_pattern_rowind };
+static const int fourbar_planar_constraint_bias_dzd_pattern_colptr[4] = { 0, 2, 4, 6 };
+static const int fourbar_planar_constraint_bias_dzd_pattern_rowind[6] = { 0, 1, 0, 1, 0, 1 };
+static const mb_pattern fourbar_planar_constraint_bias_dzd_pattern = { 2, 3, fourbar_planar_constraint_bias_dzd_pattern_colptr, fourbar_planar_constraint_bias_dzd_pattern_rowind };
+static const int fourbar_planar_constraints_dz_tw_dz_pattern_colptr[4] = { 0, 3, 6, 9 };
+static const int fourbar_planar_constraints_dz_tw_dz_pattern_rowind[9] = { 0, 1, 2, 0, 1, 2, 0, 1, 2 };
+static const mb_pattern fourbar_planar_constraints_dz_tw_dz_pattern = { 3, 3, fourbar_planar_constraints_dz_tw_dz_pattern_colptr, fourbar_planar_constraints_dz_tw_dz_pattern_rowind };
+static const int fourbar_planar_constraint_vel_dz_pattern_colptr[4] = { 0, 2, 4, 6 };
+static const int fourbar_planar_constraint_vel_dz_pattern_rowind[6] = { 0, 1, 0, 1, 0, 1 };
+static const mb_pattern fourbar_planar_constraint_vel_dz_pattern = { 2, 3, fourbar_planar_constraint_vel_dz_pattern_colptr, fourbar_planar_constraint_vel_dz_pattern_rowind };
+static const int fourbar_planar_constraint_acc_dz_pattern_colptr[4] = { 0, 2, 4, 6 };
+static const int fourbar_planar_constraint_acc_dz_pattern_rowind[6] = { 0, 1, 0, 1, 0, 1 };
+static const mb_pattern fourbar_planar_constraint_acc_dz_pattern = { 2, 3, fourbar_planar_constraint_acc_dz_pattern_colptr, fourbar_planar_constraint_acc_dz_pattern_rowind };
 
 const mb_model fourbar_planar_model = {
     .name = "fourbar_planar",
@@ -817,33 +894,42 @@ const mb_model fourbar_planar_model = {
     .independent = 0,
     .n_independent = 0,
     .simulate = { 5.0, 0.001, 9.9999999999999995e-07, "rk4", "matrix_r" },
+    .nwork = 18,
     .mass = fourbar_planar_mass,
+    .mass_pattern = &fourbar_planar_mass_pattern,
     .forces = fourbar_planar_forces,
     .forces_nc = fourbar_planar_forces_nc,
     .inverse_dynamics = fourbar_planar_inverse_dynamics,
     .inverse_dynamics_dz = fourbar_planar_inverse_dynamics_dz,
+    .inverse_dynamics_dz_pattern = &fourbar_planar_inverse_dynamics_dz_pattern,
     .inverse_dynamics_dzd = fourbar_planar_inverse_dynamics_dzd,
+    .inverse_dynamics_dzd_pattern = &fourbar_planar_inverse_dynamics_dzd_pattern,
     .inverse_dynamics_tangent = fourbar_planar_inverse_dynamics_tangent,
+    .inverse_dynamics_tangent_pattern = &fourbar_planar_inverse_dynamics_tangent_pattern,
     .forward_dynamics = fourbar_planar_forward_dynamics,
     .forward_dynamics_dz = fourbar_planar_forward_dynamics_dz,
+    .forward_dynamics_dz_pattern = &fourbar_planar_forward_dynamics_dz_pattern,
     .forward_dynamics_dzd = fourbar_planar_forward_dynamics_dzd,
+    .forward_dynamics_dzd_pattern = &fourbar_planar_forward_dynamics_dzd_pattern,
     .energy = fourbar_planar_energy,
     .points = fourbar_planar_points,
     .points_dz = fourbar_planar_points_dz,
+    .points_dz_pattern = &fourbar_planar_points_dz_pattern,
     .constraints = fourbar_planar_constraints,
     .constraints_dz = fourbar_planar_constraints_dz,
+    .constraints_dz_pattern = &fourbar_planar_constraints_dz_pattern,
     .constraints_dt = fourbar_planar_constraints_dt,
     .constraint_bias = fourbar_planar_constraint_bias,
     .constraint_bias_dz = fourbar_planar_constraint_bias_dz,
+    .constraint_bias_dz_pattern = &fourbar_planar_constraint_bias_dz_pattern,
     .constraint_bias_dzd = fourbar_planar_constraint_bias_dzd,
+    .constraint_bias_dzd_pattern = &fourbar_planar_constraint_bias_dzd_pattern,
     .constraints_dz_tw_dz = fourbar_planar_constraints_dz_tw_dz,
-    .mass_pattern = &fourbar_planar_mass_pattern,
-    .inverse_dynamics_dz_pattern = &fourbar_planar_inverse_dynamics_dz_pattern,
-    .inverse_dynamics_dzd_pattern = &fourbar_planar_inverse_dynamics_dzd_pattern,
-    .inverse_dynamics_tangent_pattern = &fourbar_planar_inverse_dynamics_tangent_pattern,
-    .constraints_dz_pattern = &fourbar_planar_constraints_dz_pattern,
+    .constraints_dz_tw_dz_pattern = &fourbar_planar_constraints_dz_tw_dz_pattern,
     .constraint_vel_dz = fourbar_planar_constraint_vel_dz,
+    .constraint_vel_dz_pattern = &fourbar_planar_constraint_vel_dz_pattern,
     .constraint_acc_dz = fourbar_planar_constraint_acc_dz,
-    .gravity = { 0.0, -9.8100000000000005, 0.0 },
+    .constraint_acc_dz_pattern = &fourbar_planar_constraint_acc_dz_pattern,
     .total_mass = fourbar_planar_total_mass,
+    .gravity = { 0.0, -9.8100000000000005, 0.0 },
 };

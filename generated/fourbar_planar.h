@@ -14,28 +14,54 @@
 
 extern const mb_model fourbar_planar_model;
 
-void fourbar_planar_mass(const mb_args *a, mb_real *out);
-void fourbar_planar_forces(const mb_args *a, mb_real *out);
-void fourbar_planar_forces_nc(const mb_args *a, mb_real *out);
-void fourbar_planar_inverse_dynamics(const mb_args *a, mb_real *out);
-void fourbar_planar_inverse_dynamics_dz(const mb_args *a, mb_real *out);
-void fourbar_planar_inverse_dynamics_dzd(const mb_args *a, mb_real *out);
-void fourbar_planar_inverse_dynamics_tangent(const mb_args *a, mb_real *out);
-void fourbar_planar_energy(const mb_args *a, mb_real *out);
-void fourbar_planar_points(const mb_args *a, mb_real *out);
-void fourbar_planar_points_dz(const mb_args *a, mb_real *out);
-void fourbar_planar_total_mass(const mb_args *a, mb_real *out);
-void fourbar_planar_forward_dynamics(const mb_args *a, mb_real *out);
-void fourbar_planar_forward_dynamics_dz(const mb_args *a, mb_real *out);
-void fourbar_planar_forward_dynamics_dzd(const mb_args *a, mb_real *out);
-void fourbar_planar_constraints(const mb_args *a, mb_real *out);
-void fourbar_planar_constraints_dz(const mb_args *a, mb_real *out);
-void fourbar_planar_constraints_dt(const mb_args *a, mb_real *out);
-void fourbar_planar_constraint_bias(const mb_args *a, mb_real *out);
-void fourbar_planar_constraint_bias_dz(const mb_args *a, mb_real *out);
-void fourbar_planar_constraint_bias_dzd(const mb_args *a, mb_real *out);
-void fourbar_planar_constraints_dz_tw_dz(const mb_args *a, mb_real *out);
-void fourbar_planar_constraint_vel_dz(const mb_args *a, mb_real *out);
-void fourbar_planar_constraint_acc_dz(const mb_args *a, mb_real *out);
+int fourbar_planar_mass(const mb_args *a, mb_real *out, mb_real *work);
+#define fourbar_planar_mass_NWORK 0
+int fourbar_planar_forces(const mb_args *a, mb_real *out, mb_real *work);
+#define fourbar_planar_forces_NWORK 0
+int fourbar_planar_forces_nc(const mb_args *a, mb_real *out, mb_real *work);
+#define fourbar_planar_forces_nc_NWORK 0
+int fourbar_planar_inverse_dynamics(const mb_args *a, mb_real *out, mb_real *work);
+#define fourbar_planar_inverse_dynamics_NWORK 0
+int fourbar_planar_inverse_dynamics_dz(const mb_args *a, mb_real *out, mb_real *work);
+#define fourbar_planar_inverse_dynamics_dz_NWORK 0
+int fourbar_planar_inverse_dynamics_dzd(const mb_args *a, mb_real *out, mb_real *work);
+#define fourbar_planar_inverse_dynamics_dzd_NWORK 0
+int fourbar_planar_inverse_dynamics_tangent(const mb_args *a, mb_real *out, mb_real *work);
+#define fourbar_planar_inverse_dynamics_tangent_NWORK 0
+int fourbar_planar_energy(const mb_args *a, mb_real *out, mb_real *work);
+#define fourbar_planar_energy_NWORK 0
+int fourbar_planar_points(const mb_args *a, mb_real *out, mb_real *work);
+#define fourbar_planar_points_NWORK 0
+int fourbar_planar_points_dz(const mb_args *a, mb_real *out, mb_real *work);
+#define fourbar_planar_points_dz_NWORK 0
+int fourbar_planar_total_mass(const mb_args *a, mb_real *out, mb_real *work);
+#define fourbar_planar_total_mass_NWORK 0
+int fourbar_planar_forward_dynamics(const mb_args *a, mb_real *out, mb_real *work);
+#define fourbar_planar_forward_dynamics_NWORK 0
+int fourbar_planar_forward_dynamics_dz(const mb_args *a, mb_real *out, mb_real *work);
+#define fourbar_planar_forward_dynamics_dz_NWORK 18
+int fourbar_planar_forward_dynamics_dzd(const mb_args *a, mb_real *out, mb_real *work);
+#define fourbar_planar_forward_dynamics_dzd_NWORK 18
+int fourbar_planar_constraints(const mb_args *a, mb_real *out, mb_real *work);
+#define fourbar_planar_constraints_NWORK 0
+int fourbar_planar_constraints_dz(const mb_args *a, mb_real *out, mb_real *work);
+#define fourbar_planar_constraints_dz_NWORK 0
+int fourbar_planar_constraints_dt(const mb_args *a, mb_real *out, mb_real *work);
+#define fourbar_planar_constraints_dt_NWORK 0
+int fourbar_planar_constraint_bias(const mb_args *a, mb_real *out, mb_real *work);
+#define fourbar_planar_constraint_bias_NWORK 0
+int fourbar_planar_constraint_bias_dz(const mb_args *a, mb_real *out, mb_real *work);
+#define fourbar_planar_constraint_bias_dz_NWORK 0
+int fourbar_planar_constraint_bias_dzd(const mb_args *a, mb_real *out, mb_real *work);
+#define fourbar_planar_constraint_bias_dzd_NWORK 0
+int fourbar_planar_constraints_dz_tw_dz(const mb_args *a, mb_real *out, mb_real *work);
+#define fourbar_planar_constraints_dz_tw_dz_NWORK 0
+int fourbar_planar_constraint_vel_dz(const mb_args *a, mb_real *out, mb_real *work);
+#define fourbar_planar_constraint_vel_dz_NWORK 0
+int fourbar_planar_constraint_acc_dz(const mb_args *a, mb_real *out, mb_real *work);
+#define fourbar_planar_constraint_acc_dz_NWORK 0
+
+/* The largest workspace of any function above, in mb_reals. */
+#define fourbar_planar_NWORK 18
 
 #endif

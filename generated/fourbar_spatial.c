@@ -2,12 +2,14 @@
  * 4 coordinates; all functions: 2345 additions, 5075 multiplications, 99 divisions, 176 calls. */
 #include "fourbar_spatial.h"
 
-/* Solves M X = B in place for n x m column-major B by Cholesky; M (n x n) is overwritten. */
-static void fourbar_spatial_solve_spd(int n, mb_real *M, mb_real *B, int m)
+/* Solves M X = B in place for n x m column-major B by Cholesky; M (n x n) is overwritten. Returns
+ * MB_FN_SINGULAR at a pivot that is not positive and finite. */
+static int fourbar_spatial_solve_spd(int n, mb_real *M, mb_real *B, int m)
 {
     for (int j = 0; j < n; ++j) {
         mb_real d = M[j + j * n];
         for (int k = 0; k < j; ++k) d -= M[j + k * n] * M[j + k * n];
+        if (!MB_PIVOT_OK(d)) return MB_FN_SINGULAR;
         d = MB_SQRT(d);
         M[j + j * n] = d;
         for (int i = j + 1; i < n; ++i) {
@@ -29,13 +31,15 @@ static void fourbar_spatial_solve_spd(int n, mb_real *M, mb_real *B, int m)
             x[i] = s / M[i + i * n];
         }
     }
+    return MB_FN_OK;
 }
 
 /* fourbar_spatial_mass: mass
  * 16 outputs, 16 written
  * 50 additions, 118 multiplications, 3 divisions, 8 function calls */
-void fourbar_spatial_mass(const mb_args *a, mb_real *out)
+int fourbar_spatial_mass(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
     const mb_real s2 = MB_SIN(a->z[2]);
@@ -77,13 +81,15 @@ void fourbar_spatial_mass(const mb_args *a, mb_real *out)
     const mb_real c3 = MB_COS(a->z[3]);
     const mb_real t17 = 5.0 + c3;
     out[15] = -5.0*t17*a->p[1] + (4.0*a->p[1]/12.0 + a->p[1]*(s3*s3 + t17*t17)) + 5.0*(5.0*a->p[1] - t17*a->p[1]);
+    return MB_FN_OK;
 }
 
 /* fourbar_spatial_forces: forces
  * 4 outputs, 4 written
  * 95 additions, 253 multiplications, 1 divisions, 8 function calls */
-void fourbar_spatial_forces(const mb_args *a, mb_real *out)
+int fourbar_spatial_forces(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
     const mb_real s2 = MB_SIN(a->z[2]);
@@ -122,25 +128,29 @@ void fourbar_spatial_forces(const mb_args *a, mb_real *out)
     const mb_real s3 = MB_SIN(a->z[3]);
     const mb_real c3 = MB_COS(a->z[3]);
     out[3] = -(5.0*(9.81*a->p[1] + a->zd[3]*a->zd[3]*a->p[1]*s3) + (-5.0*a->zd[3]*a->zd[3]*a->p[1]*s3 - 9.81*(5.0 + c3)*a->p[1]));
+    return MB_FN_OK;
 }
 
 /* fourbar_spatial_forces_nc: forces_nc
  * 4 outputs, 4 written
  * 0 additions, 0 multiplications, 0 divisions, 0 function calls */
-void fourbar_spatial_forces_nc(const mb_args *a, mb_real *out)
+int fourbar_spatial_forces_nc(const mb_args *a, mb_real *out, mb_real *work)
 {
     (void)a;
+    (void)work;
     out[0] = 0.0;
     out[1] = 0.0;
     out[2] = 0.0;
     out[3] = 0.0;
+    return MB_FN_OK;
 }
 
 /* fourbar_spatial_inverse_dynamics: inverse_dynamics
  * 4 outputs, 4 written
  * 115 additions, 259 multiplications, 3 divisions, 8 function calls */
-void fourbar_spatial_inverse_dynamics(const mb_args *a, mb_real *out)
+int fourbar_spatial_inverse_dynamics(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s2 = MB_SIN(a->z[2]);
     const mb_real c2 = MB_COS(a->z[2]);
     const mb_real s0 = MB_SIN(a->z[0]);
@@ -186,13 +196,15 @@ void fourbar_spatial_inverse_dynamics(const mb_args *a, mb_real *out)
     const mb_real t32 = 5.0 + c3;
     const mb_real t33 = 9.81 + 5.0*a->zdd[3];
     out[3] = -5.0*a->zd[3]*a->zd[3]*a->p[1]*s3 + (-(t32*t33*a->p[1]) + a->zdd[3]*(4.0*a->p[1]/12.0 + a->p[1]*(s3*s3 + t32*t32))) + 5.0*(-(t32*a->p[1]*a->zdd[3]) + t33*a->p[1] + a->zd[3]*a->zd[3]*a->p[1]*s3);
+    return MB_FN_OK;
 }
 
 /* fourbar_spatial_inverse_dynamics_dz: inverse_dynamics_dz
  * 16 outputs, 16 written
  * 194 additions, 400 multiplications, 1 divisions, 8 function calls */
-void fourbar_spatial_inverse_dynamics_dz(const mb_args *a, mb_real *out)
+int fourbar_spatial_inverse_dynamics_dz(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
     const mb_real s1 = MB_SIN(a->z[1]);
@@ -274,13 +286,15 @@ void fourbar_spatial_inverse_dynamics_dz(const mb_args *a, mb_real *out)
     const mb_real c3 = MB_COS(a->z[3]);
     const mb_real t57 = a->zd[3]*(5.0*a->zd[3]*a->p[1] - (5.0 + c3)*a->zd[3]*a->p[1]) - a->p[1]*a->zdd[3]*s3;
     out[15] = -5.0*t57 + (5.0*t57 + 9.81*a->p[1]*s3);
+    return MB_FN_OK;
 }
 
 /* fourbar_spatial_inverse_dynamics_dzd: inverse_dynamics_dzd
  * 16 outputs, 16 written
  * 116 additions, 280 multiplications, 1 divisions, 6 function calls */
-void fourbar_spatial_inverse_dynamics_dzd(const mb_args *a, mb_real *out)
+int fourbar_spatial_inverse_dynamics_dzd(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
     const mb_real s2 = MB_SIN(a->z[2]);
@@ -349,13 +363,15 @@ void fourbar_spatial_inverse_dynamics_dzd(const mb_args *a, mb_real *out)
     out[13] = 0.0;
     out[14] = 0.0;
     out[15] = 0.0;
+    return MB_FN_OK;
 }
 
 /* fourbar_spatial_inverse_dynamics_tangent: inverse_dynamics_tangent
  * 16 outputs, 16 written
  * 277 additions, 585 multiplications, 3 divisions, 8 function calls */
-void fourbar_spatial_inverse_dynamics_tangent(const mb_args *a, mb_real *out)
+int fourbar_spatial_inverse_dynamics_tangent(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
     const mb_real s2 = MB_SIN(a->z[2]);
@@ -460,13 +476,15 @@ void fourbar_spatial_inverse_dynamics_tangent(const mb_args *a, mb_real *out)
     const mb_real t79 = a->zd[3]*(5.0*a->zd[3]*a->p[1] - t78*a->zd[3]*a->p[1]) - a->p[1]*a->zdd[3]*s3;
     const mb_real t80 = 5.0*(-(a->w[0]*t79) + 2.0*a->zd[3]*a->w[1]*a->p[1]*s3 + a->w[2]*(5.0*a->p[1] - t78*a->p[1])) + ((-5.0*t78*a->p[1] + (4.0*a->p[1]/12.0 + a->p[1]*(s3*s3 + t78*t78)))*a->w[2] + (a->w[0]*(5.0*t79 + 9.81*a->p[1]*s3) - 10.0*a->zd[3]*a->w[1]*a->p[1]*s3));
     out[15] = t80;
+    return MB_FN_OK;
 }
 
 /* fourbar_spatial_inverse_dynamics_dp: inverse_dynamics_dp
  * 12 outputs, 12 written
  * 115 additions, 209 multiplications, 0 divisions, 8 function calls */
-void fourbar_spatial_inverse_dynamics_dp(const mb_args *a, mb_real *out)
+int fourbar_spatial_inverse_dynamics_dp(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
     out[0] = a->zdd[0]*(0.1875 + (0.5625*c0*c0 + 0.5625*s0*s0)) + 7.3575*c0;
@@ -521,13 +539,15 @@ void fourbar_spatial_inverse_dynamics_dp(const mb_args *a, mb_real *out)
     const mb_real t34 = t7*(2.0*s2*t28 + t32*t8 + (t25*t11 + t24*t16 + t27*t10) + (-1.5*a->zd[1]*c0*t31 - t23*a->zd[2]*t17 + (-(t21*t12) + a->zd[2]*t33*t6))) + t6*(t18*t12 - a->zd[2]*t7*t33 + (t22*a->zd[2]*t17 - 1.5*a->zd[1]*t31*s0) + (t20*t25 + t24*t10 + t27*t19 + (-2.0*t29*s2 - t32*t9)));
     out[10] = (t23*a->zd[2]*t7 - t22*a->zd[2]*t6 + (t32 - (t9*t27 - t8*t24)))*t17 + t34;
     out[11] = 0.0;
+    return MB_FN_OK;
 }
 
 /* fourbar_spatial_energy: energy
  * 2 outputs, 2 written
  * 61 additions, 169 multiplications, 3 divisions, 8 function calls */
-void fourbar_spatial_energy(const mb_args *a, mb_real *out)
+int fourbar_spatial_energy(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
     const mb_real s2 = MB_SIN(a->z[2]);
@@ -555,13 +575,15 @@ void fourbar_spatial_energy(const mb_args *a, mb_real *out)
     const mb_real t17 = 5.0 + c3;
     out[0] = t16 + 0.5*(5.0*a->zd[3]*(5.0*a->zd[3]*a->p[1] - t17*a->zd[3]*a->p[1]) + a->zd[3]*(a->zd[3]*(4.0*a->p[1]/12.0 + a->p[1]*(s3*s3 + t17*t17)) - 5.0*t17*a->zd[3]*a->p[1]));
     out[1] = -9.81*a->p[1]*s3 + (9.81*t9*a->p[2] + 7.3575*a->p[0]*s0);
+    return MB_FN_OK;
 }
 
 /* fourbar_spatial_points: points
  * 3 outputs, 3 written
  * 5 additions, 11 multiplications, 0 divisions, 6 function calls */
-void fourbar_spatial_points(const mb_args *a, mb_real *out)
+int fourbar_spatial_points(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s2 = MB_SIN(a->z[2]);
     const mb_real c2 = MB_COS(a->z[2]);
     out[0] = -2.0*s2;
@@ -571,13 +593,15 @@ void fourbar_spatial_points(const mb_args *a, mb_real *out)
     const mb_real c1 = MB_COS(a->z[1]);
     out[1] = 1.5*c0 + 2.0*c2*(-(s0*s1) + c1*c0);
     out[2] = 1.5*s0 + 2.0*(c1*s0 + c0*s1)*c2;
+    return MB_FN_OK;
 }
 
 /* fourbar_spatial_points_dz: points_dz
  * 12 outputs, 12 written
  * 13 additions, 21 multiplications, 0 divisions, 6 function calls */
-void fourbar_spatial_points_dz(const mb_args *a, mb_real *out)
+int fourbar_spatial_points_dz(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     out[0] = 0.0;
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
@@ -604,21 +628,25 @@ void fourbar_spatial_points_dz(const mb_args *a, mb_real *out)
     out[9] = 0.0;
     out[10] = 0.0;
     out[11] = 0.0;
+    return MB_FN_OK;
 }
 
 /* fourbar_spatial_total_mass: total_mass
  * 1 outputs, 1 written
  * 2 additions, 0 multiplications, 0 divisions, 0 function calls */
-void fourbar_spatial_total_mass(const mb_args *a, mb_real *out)
+int fourbar_spatial_total_mass(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     out[0] = a->p[2] + a->p[0] + a->p[1];
+    return MB_FN_OK;
 }
 
 /* fourbar_spatial_forward_dynamics: forward_dynamics
  * 4 outputs, 4 written
  * 145 additions, 364 multiplications, 27 divisions, 8 function calls */
-void fourbar_spatial_forward_dynamics(const mb_args *a, mb_real *out)
+int fourbar_spatial_forward_dynamics(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
     const mb_real s2 = MB_SIN(a->z[2]);
@@ -679,13 +707,15 @@ void fourbar_spatial_forward_dynamics(const mb_args *a, mb_real *out)
     const mb_real t47 = 5.0 + c3;
     const mb_real t48 = 5.0*a->p[1] - t47*a->p[1];
     out[3] = -9.81*t48/(-5.0*t47*a->p[1] + (4.0*a->p[1]/12.0 + a->p[1]*(s3*s3 + t47*t47)) + 5.0*t48);
+    return MB_FN_OK;
 }
 
 /* fourbar_spatial_forward_dynamics_dz_rhs: M and -dr/dy at zdd = forward dynamics
  * 32 outputs, 32 written
  * 296 additions, 610 multiplications, 27 divisions, 8 function calls */
-static void fourbar_spatial_forward_dynamics_dz_rhs(const mb_args *a, mb_real *out)
+static int fourbar_spatial_forward_dynamics_dz_rhs(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
     const mb_real t1 = a->p[0]*(0.5625*c0*c0 + 0.5625*s0*s0) + 2.25*a->p[0]/12.0;
@@ -831,21 +861,25 @@ static void fourbar_spatial_forward_dynamics_dz_rhs(const mb_args *a, mb_real *o
     out[30] = 0.0;
     const mb_real t105 = -(a->p[1]*s3*(-9.81*t35/t36)) + a->zd[3]*(5.0*a->zd[3]*a->p[1] - t34*a->zd[3]*a->p[1]);
     out[31] = -(5.0*t105 + 9.81*a->p[1]*s3 - 5.0*t105);
+    return MB_FN_OK;
 }
 
-void fourbar_spatial_forward_dynamics_dz(const mb_args *a, mb_real *out)
+int fourbar_spatial_forward_dynamics_dz(const mb_args *a, mb_real *out, mb_real *work)
 {
-    mb_real w[32];
-    fourbar_spatial_forward_dynamics_dz_rhs(a, w);
-    fourbar_spatial_solve_spd(4, w, w + 16, 4);
-    for (int i = 0; i < 16; ++i) out[i] = w[16 + i];
+    int rc;
+    (void)fourbar_spatial_forward_dynamics_dz_rhs(a, work, work + 32);
+    rc = fourbar_spatial_solve_spd(4, work, work + 16, 4);
+    if (rc) return rc;
+    for (int i = 0; i < 16; ++i) out[i] = work[16 + i];
+    return MB_FN_OK;
 }
 
 /* fourbar_spatial_forward_dynamics_dzd_rhs: M and -dr/dy at zdd = forward dynamics
  * 32 outputs, 32 written
  * 153 additions, 337 multiplications, 3 divisions, 8 function calls */
-static void fourbar_spatial_forward_dynamics_dzd_rhs(const mb_args *a, mb_real *out)
+static int fourbar_spatial_forward_dynamics_dzd_rhs(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
     const mb_real s2 = MB_SIN(a->z[2]);
@@ -936,21 +970,25 @@ static void fourbar_spatial_forward_dynamics_dzd_rhs(const mb_args *a, mb_real *
     out[29] = 0.0;
     out[30] = 0.0;
     out[31] = 0.0;
+    return MB_FN_OK;
 }
 
-void fourbar_spatial_forward_dynamics_dzd(const mb_args *a, mb_real *out)
+int fourbar_spatial_forward_dynamics_dzd(const mb_args *a, mb_real *out, mb_real *work)
 {
-    mb_real w[32];
-    fourbar_spatial_forward_dynamics_dzd_rhs(a, w);
-    fourbar_spatial_solve_spd(4, w, w + 16, 4);
-    for (int i = 0; i < 16; ++i) out[i] = w[16 + i];
+    int rc;
+    (void)fourbar_spatial_forward_dynamics_dzd_rhs(a, work, work + 32);
+    rc = fourbar_spatial_solve_spd(4, work, work + 16, 4);
+    if (rc) return rc;
+    for (int i = 0; i < 16; ++i) out[i] = work[16 + i];
+    return MB_FN_OK;
 }
 
 /* fourbar_spatial_forward_dynamics_dp_rhs: M and -dr/dy at zdd = forward dynamics
  * 28 outputs, 28 written
  * 282 additions, 610 multiplications, 27 divisions, 8 function calls */
-static void fourbar_spatial_forward_dynamics_dp_rhs(const mb_args *a, mb_real *out)
+static int fourbar_spatial_forward_dynamics_dp_rhs(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
     const mb_real t1 = 0.5625*c0*c0 + 0.5625*s0*s0;
@@ -1077,21 +1115,25 @@ static void fourbar_spatial_forward_dynamics_dp_rhs(const mb_args *a, mb_real *o
     const mb_real t90 = (t82*a->zd[2]*t17 - t81*a->zd[2]*t4 + (a->zd[2]*t63 - (a->zd[2]*t5*t17*t54 + t11*a->zd[2]*t4*t54)))*t28 + t89 + t67*t74 + t69*t85 + t71*(t28*(-(-(t11*t17) + t5*t4) + t28) + ((t11*t28 + (t17*t77 + t76*t4))*t17 + (t17*t76 + t4*t79 - t5*t28)*t4));
     out[26] = -t90;
     out[27] = 0.0;
+    return MB_FN_OK;
 }
 
-void fourbar_spatial_forward_dynamics_dp(const mb_args *a, mb_real *out)
+int fourbar_spatial_forward_dynamics_dp(const mb_args *a, mb_real *out, mb_real *work)
 {
-    mb_real w[28];
-    fourbar_spatial_forward_dynamics_dp_rhs(a, w);
-    fourbar_spatial_solve_spd(4, w, w + 16, 3);
-    for (int i = 0; i < 12; ++i) out[i] = w[16 + i];
+    int rc;
+    (void)fourbar_spatial_forward_dynamics_dp_rhs(a, work, work + 28);
+    rc = fourbar_spatial_solve_spd(4, work, work + 16, 3);
+    if (rc) return rc;
+    for (int i = 0; i < 12; ++i) out[i] = work[16 + i];
+    return MB_FN_OK;
 }
 
 /* fourbar_spatial_constraints: constraints
  * 3 outputs, 3 written
  * 8 additions, 13 multiplications, 0 divisions, 8 function calls */
-void fourbar_spatial_constraints(const mb_args *a, mb_real *out)
+int fourbar_spatial_constraints(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s2 = MB_SIN(a->z[2]);
     const mb_real c2 = MB_COS(a->z[2]);
     const mb_real s3 = MB_SIN(a->z[3]);
@@ -1103,13 +1145,15 @@ void fourbar_spatial_constraints(const mb_args *a, mb_real *out)
     const mb_real c1 = MB_COS(a->z[1]);
     out[1] = 1.5*c0 + 4.0*c2*(-(s0*s1) + c1*c0);
     out[2] = 2.0*s3 + (1.5*s0 + 4.0*(c1*s0 + c0*s1)*c2);
+    return MB_FN_OK;
 }
 
 /* fourbar_spatial_constraints_dz: constraints_dz
  * 12 outputs, 12 written
  * 7 additions, 17 multiplications, 0 divisions, 8 function calls */
-void fourbar_spatial_constraints_dz(const mb_args *a, mb_real *out)
+int fourbar_spatial_constraints_dz(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     out[0] = 0.0;
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
@@ -1135,14 +1179,16 @@ void fourbar_spatial_constraints_dz(const mb_args *a, mb_real *out)
     out[9] = 2.0*s3;
     out[10] = 0.0;
     out[11] = 2.0*c3;
+    return MB_FN_OK;
 }
 
 /* fourbar_spatial_constraints_dp: constraints_dp
  * 9 outputs, 9 written
  * 0 additions, 0 multiplications, 0 divisions, 0 function calls */
-void fourbar_spatial_constraints_dp(const mb_args *a, mb_real *out)
+int fourbar_spatial_constraints_dp(const mb_args *a, mb_real *out, mb_real *work)
 {
     (void)a;
+    (void)work;
     out[0] = 0.0;
     out[1] = 0.0;
     out[2] = 0.0;
@@ -1152,24 +1198,28 @@ void fourbar_spatial_constraints_dp(const mb_args *a, mb_real *out)
     out[6] = 0.0;
     out[7] = 0.0;
     out[8] = 0.0;
+    return MB_FN_OK;
 }
 
 /* fourbar_spatial_constraints_dt: constraints_dt
  * 3 outputs, 3 written
  * 0 additions, 0 multiplications, 0 divisions, 0 function calls */
-void fourbar_spatial_constraints_dt(const mb_args *a, mb_real *out)
+int fourbar_spatial_constraints_dt(const mb_args *a, mb_real *out, mb_real *work)
 {
     (void)a;
+    (void)work;
     out[0] = 0.0;
     out[1] = 0.0;
     out[2] = 0.0;
+    return MB_FN_OK;
 }
 
 /* fourbar_spatial_constraint_bias: constraint_bias
  * 3 outputs, 3 written
  * 38 additions, 75 multiplications, 0 divisions, 8 function calls */
-void fourbar_spatial_constraint_bias(const mb_args *a, mb_real *out)
+int fourbar_spatial_constraint_bias(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
     const mb_real s1 = MB_SIN(a->z[1]);
@@ -1191,13 +1241,15 @@ void fourbar_spatial_constraint_bias(const mb_args *a, mb_real *out)
     const mb_real t10 = -(t7*a->zd[2]*t5) + a->zd[2]*t8*t3 + a->zd[2]*(1.5*c0*t5 - 1.5*t8*s0);
     out[1] = -4.0*a->zd[2]*t8*s2*t4 + 1.5*a->zd[1]*a->zd[0]*c0 + (a->zd[2]*t10*t5 - t9*t4);
     out[2] = -2.0*a->zd[3]*a->zd[3]*s3 + (-9.81 + (9.81 + 1.5*a->zd[1]*a->zd[0]*s0) - 4.0*a->zd[2]*s2*t5*t4 + (-(a->zd[2]*t8*t10) + t6*t4));
+    return MB_FN_OK;
 }
 
 /* fourbar_spatial_constraint_bias_dz: constraint_bias_dz
  * 12 outputs, 12 written
  * 89 additions, 201 multiplications, 0 divisions, 8 function calls */
-void fourbar_spatial_constraint_bias_dz(const mb_args *a, mb_real *out)
+int fourbar_spatial_constraint_bias_dz(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
     const mb_real s2 = MB_SIN(a->z[2]);
@@ -1259,13 +1311,15 @@ void fourbar_spatial_constraint_bias_dz(const mb_args *a, mb_real *out)
     out[9] = -2.0*a->zd[3]*a->zd[3]*s3;
     out[10] = 0.0;
     out[11] = -2.0*a->zd[3]*a->zd[3]*c3;
+    return MB_FN_OK;
 }
 
 /* fourbar_spatial_constraint_bias_dzd: constraint_bias_dzd
  * 12 outputs, 12 written
  * 63 additions, 96 multiplications, 0 divisions, 8 function calls */
-void fourbar_spatial_constraint_bias_dzd(const mb_args *a, mb_real *out)
+int fourbar_spatial_constraint_bias_dzd(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
     const mb_real s2 = MB_SIN(a->z[2]);
@@ -1312,14 +1366,16 @@ void fourbar_spatial_constraint_bias_dzd(const mb_args *a, mb_real *out)
     out[9] = -(-(a->zd[3]*t26) + 5.0*a->zd[3] + (5.0 - t26)*a->zd[3]);
     out[10] = 0.0;
     out[11] = -4.0*a->zd[3]*s3;
+    return MB_FN_OK;
 }
 
 /* fourbar_spatial_constraint_bias_dp: constraint_bias_dp
  * 9 outputs, 9 written
  * 0 additions, 0 multiplications, 0 divisions, 0 function calls */
-void fourbar_spatial_constraint_bias_dp(const mb_args *a, mb_real *out)
+int fourbar_spatial_constraint_bias_dp(const mb_args *a, mb_real *out, mb_real *work)
 {
     (void)a;
+    (void)work;
     out[0] = 0.0;
     out[1] = 0.0;
     out[2] = 0.0;
@@ -1329,13 +1385,15 @@ void fourbar_spatial_constraint_bias_dp(const mb_args *a, mb_real *out)
     out[6] = 0.0;
     out[7] = 0.0;
     out[8] = 0.0;
+    return MB_FN_OK;
 }
 
 /* fourbar_spatial_constraints_dz_tw_dz: constraints_dz_tw_dz
  * 16 outputs, 16 written
  * 35 additions, 93 multiplications, 0 divisions, 8 function calls */
-void fourbar_spatial_constraints_dz_tw_dz(const mb_args *a, mb_real *out)
+int fourbar_spatial_constraints_dz_tw_dz(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s2 = MB_SIN(a->z[2]);
     const mb_real c2 = MB_COS(a->z[2]);
     const mb_real s1 = MB_SIN(a->z[1]);
@@ -1367,13 +1425,15 @@ void fourbar_spatial_constraints_dz_tw_dz(const mb_args *a, mb_real *out)
     const mb_real s3 = MB_SIN(a->z[3]);
     const mb_real c3 = MB_COS(a->z[3]);
     out[15] = -2.0*a->w[2]*s3 + 2.0*a->w[0]*c3;
+    return MB_FN_OK;
 }
 
 /* fourbar_spatial_constraint_vel_dz: constraint_vel_dz
  * 12 outputs, 12 written
  * 34 additions, 75 multiplications, 0 divisions, 8 function calls */
-void fourbar_spatial_constraint_vel_dz(const mb_args *a, mb_real *out)
+int fourbar_spatial_constraint_vel_dz(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
     const mb_real s2 = MB_SIN(a->z[2]);
@@ -1412,13 +1472,15 @@ void fourbar_spatial_constraint_vel_dz(const mb_args *a, mb_real *out)
     out[9] = 2.0*a->zd[3]*c3;
     out[10] = 0.0;
     out[11] = -2.0*a->zd[3]*s3;
+    return MB_FN_OK;
 }
 
 /* fourbar_spatial_constraint_acc_dz: constraint_acc_dz
  * 12 outputs, 12 written
  * 147 additions, 258 multiplications, 0 divisions, 8 function calls */
-void fourbar_spatial_constraint_acc_dz(const mb_args *a, mb_real *out)
+int fourbar_spatial_constraint_acc_dz(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
     const mb_real s2 = MB_SIN(a->z[2]);
@@ -1508,14 +1570,16 @@ void fourbar_spatial_constraint_acc_dz(const mb_args *a, mb_real *out)
     out[10] = 0.0;
     const mb_real t69 = 2.0*a->zd[3]*a->zd[3]*c3;
     out[11] = -(t69 + 2.0*a->zdd[3]*s3) + t69;
+    return MB_FN_OK;
 }
 
 /* fourbar_spatial_constraint_vel_dp: constraint_vel_dp
  * 9 outputs, 9 written
  * 0 additions, 0 multiplications, 0 divisions, 0 function calls */
-void fourbar_spatial_constraint_vel_dp(const mb_args *a, mb_real *out)
+int fourbar_spatial_constraint_vel_dp(const mb_args *a, mb_real *out, mb_real *work)
 {
     (void)a;
+    (void)work;
     out[0] = 0.0;
     out[1] = 0.0;
     out[2] = 0.0;
@@ -1525,14 +1589,16 @@ void fourbar_spatial_constraint_vel_dp(const mb_args *a, mb_real *out)
     out[6] = 0.0;
     out[7] = 0.0;
     out[8] = 0.0;
+    return MB_FN_OK;
 }
 
 /* fourbar_spatial_constraint_acc_dp: constraint_acc_dp
  * 9 outputs, 9 written
  * 0 additions, 0 multiplications, 0 divisions, 0 function calls */
-void fourbar_spatial_constraint_acc_dp(const mb_args *a, mb_real *out)
+int fourbar_spatial_constraint_acc_dp(const mb_args *a, mb_real *out, mb_real *work)
 {
     (void)a;
+    (void)work;
     out[0] = 0.0;
     out[1] = 0.0;
     out[2] = 0.0;
@@ -1542,14 +1608,16 @@ void fourbar_spatial_constraint_acc_dp(const mb_args *a, mb_real *out)
     out[6] = 0.0;
     out[7] = 0.0;
     out[8] = 0.0;
+    return MB_FN_OK;
 }
 
 /* fourbar_spatial_constraints_dz_tw_dp: constraints_dz_tw_dp
  * 12 outputs, 12 written
  * 0 additions, 0 multiplications, 0 divisions, 0 function calls */
-void fourbar_spatial_constraints_dz_tw_dp(const mb_args *a, mb_real *out)
+int fourbar_spatial_constraints_dz_tw_dp(const mb_args *a, mb_real *out, mb_real *work)
 {
     (void)a;
+    (void)work;
     out[0] = 0.0;
     out[1] = 0.0;
     out[2] = 0.0;
@@ -1562,13 +1630,15 @@ void fourbar_spatial_constraints_dz_tw_dp(const mb_args *a, mb_real *out)
     out[9] = 0.0;
     out[10] = 0.0;
     out[11] = 0.0;
+    return MB_FN_OK;
 }
 
 /* fourbar_spatial_objective_sway_integrand: objective_sway_integrand
  * 16 outputs, 16 written
  * 5 additions, 19 multiplications, 0 divisions, 6 function calls */
-void fourbar_spatial_objective_sway_integrand(const mb_args *a, mb_real *out)
+int fourbar_spatial_objective_sway_integrand(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
     const mb_real s1 = MB_SIN(a->z[1]);
@@ -1594,13 +1664,15 @@ void fourbar_spatial_objective_sway_integrand(const mb_args *a, mb_real *out)
     out[13] = 0.0;
     out[14] = 0.0;
     out[15] = 0.0;
+    return MB_FN_OK;
 }
 
 /* fourbar_spatial_objective_sway_terminal: objective_sway_terminal
  * 16 outputs, 16 written
  * 0 additions, 2 multiplications, 0 divisions, 0 function calls */
-void fourbar_spatial_objective_sway_terminal(const mb_args *a, mb_real *out)
+int fourbar_spatial_objective_sway_terminal(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     out[0] = a->zd[3]*a->zd[3];
     out[1] = 0.0;
     out[2] = 0.0;
@@ -1617,6 +1689,7 @@ void fourbar_spatial_objective_sway_terminal(const mb_args *a, mb_real *out)
     out[13] = 0.0;
     out[14] = 0.0;
     out[15] = 0.0;
+    return MB_FN_OK;
 }
 
 static const char *const fourbar_spatial_z_names[4] = {
@@ -1657,9 +1730,46 @@ static const mb_pattern fourbar_spatial_inverse_dynamics_dp_pattern = { 4, 3, fo
 static const int fourbar_spatial_inverse_dynamics_tangent_pattern_colptr[5] = { 0, 3, 6, 9, 10 };
 static const int fourbar_spatial_inverse_dynamics_tangent_pattern_rowind[10] = { 0, 1, 2, 0, 1, 2, 0, 1, 2, 3 };
 static const mb_pattern fourbar_spatial_inverse_dynamics_tangent_pattern = { 4, 4, fourbar_spatial_inverse_dynamics_tangent_pattern_colptr, fourbar_spatial_inverse_dynamics_tangent_pattern_rowind };
+static const int fourbar_spatial_forward_dynamics_dz_pattern_colptr[5] = { 0, 3, 6, 9, 10 };
+static const int fourbar_spatial_forward_dynamics_dz_pattern_rowind[10] = { 0, 1, 2, 0, 1, 2, 0, 1, 2, 3 };
+static const mb_pattern fourbar_spatial_forward_dynamics_dz_pattern = { 4, 4, fourbar_spatial_forward_dynamics_dz_pattern_colptr, fourbar_spatial_forward_dynamics_dz_pattern_rowind };
+static const int fourbar_spatial_forward_dynamics_dzd_pattern_colptr[5] = { 0, 3, 6, 9, 10 };
+static const int fourbar_spatial_forward_dynamics_dzd_pattern_rowind[10] = { 0, 1, 2, 0, 1, 2, 0, 1, 2, 3 };
+static const mb_pattern fourbar_spatial_forward_dynamics_dzd_pattern = { 4, 4, fourbar_spatial_forward_dynamics_dzd_pattern_colptr, fourbar_spatial_forward_dynamics_dzd_pattern_rowind };
+static const int fourbar_spatial_forward_dynamics_dp_pattern_colptr[4] = { 0, 3, 6, 9 };
+static const int fourbar_spatial_forward_dynamics_dp_pattern_rowind[9] = { 0, 1, 2, 0, 1, 2, 0, 1, 2 };
+static const mb_pattern fourbar_spatial_forward_dynamics_dp_pattern = { 4, 3, fourbar_spatial_forward_dynamics_dp_pattern_colptr, fourbar_spatial_forward_dynamics_dp_pattern_rowind };
+static const int fourbar_spatial_points_dz_pattern_colptr[5] = { 0, 2, 4, 7, 7 };
+static const int fourbar_spatial_points_dz_pattern_rowind[7] = { 1, 2, 1, 2, 0, 1, 2 };
+static const mb_pattern fourbar_spatial_points_dz_pattern = { 3, 4, fourbar_spatial_points_dz_pattern_colptr, fourbar_spatial_points_dz_pattern_rowind };
 static const int fourbar_spatial_constraints_dz_pattern_colptr[5] = { 0, 2, 4, 7, 9 };
 static const int fourbar_spatial_constraints_dz_pattern_rowind[9] = { 1, 2, 1, 2, 0, 1, 2, 0, 2 };
 static const mb_pattern fourbar_spatial_constraints_dz_pattern = { 3, 4, fourbar_spatial_constraints_dz_pattern_colptr, fourbar_spatial_constraints_dz_pattern_rowind };
+static const int fourbar_spatial_constraints_dp_pattern_colptr[4] = { 0, 0, 0, 0 };
+static const mb_pattern fourbar_spatial_constraints_dp_pattern = { 3, 3, fourbar_spatial_constraints_dp_pattern_colptr, 0 };
+static const int fourbar_spatial_constraint_bias_dz_pattern_colptr[5] = { 0, 3, 6, 9, 11 };
+static const int fourbar_spatial_constraint_bias_dz_pattern_rowind[11] = { 0, 1, 2, 0, 1, 2, 0, 1, 2, 0, 2 };
+static const mb_pattern fourbar_spatial_constraint_bias_dz_pattern = { 3, 4, fourbar_spatial_constraint_bias_dz_pattern_colptr, fourbar_spatial_constraint_bias_dz_pattern_rowind };
+static const int fourbar_spatial_constraint_bias_dzd_pattern_colptr[5] = { 0, 3, 6, 9, 11 };
+static const int fourbar_spatial_constraint_bias_dzd_pattern_rowind[11] = { 0, 1, 2, 0, 1, 2, 0, 1, 2, 0, 2 };
+static const mb_pattern fourbar_spatial_constraint_bias_dzd_pattern = { 3, 4, fourbar_spatial_constraint_bias_dzd_pattern_colptr, fourbar_spatial_constraint_bias_dzd_pattern_rowind };
+static const int fourbar_spatial_constraint_bias_dp_pattern_colptr[4] = { 0, 0, 0, 0 };
+static const mb_pattern fourbar_spatial_constraint_bias_dp_pattern = { 3, 3, fourbar_spatial_constraint_bias_dp_pattern_colptr, 0 };
+static const int fourbar_spatial_constraints_dz_tw_dz_pattern_colptr[5] = { 0, 3, 6, 9, 10 };
+static const int fourbar_spatial_constraints_dz_tw_dz_pattern_rowind[10] = { 0, 1, 2, 0, 1, 2, 0, 1, 2, 3 };
+static const mb_pattern fourbar_spatial_constraints_dz_tw_dz_pattern = { 4, 4, fourbar_spatial_constraints_dz_tw_dz_pattern_colptr, fourbar_spatial_constraints_dz_tw_dz_pattern_rowind };
+static const int fourbar_spatial_constraint_vel_dz_pattern_colptr[5] = { 0, 3, 6, 9, 11 };
+static const int fourbar_spatial_constraint_vel_dz_pattern_rowind[11] = { 0, 1, 2, 0, 1, 2, 0, 1, 2, 0, 2 };
+static const mb_pattern fourbar_spatial_constraint_vel_dz_pattern = { 3, 4, fourbar_spatial_constraint_vel_dz_pattern_colptr, fourbar_spatial_constraint_vel_dz_pattern_rowind };
+static const int fourbar_spatial_constraint_vel_dp_pattern_colptr[4] = { 0, 0, 0, 0 };
+static const mb_pattern fourbar_spatial_constraint_vel_dp_pattern = { 3, 3, fourbar_spatial_constraint_vel_dp_pattern_colptr, 0 };
+static const int fourbar_spatial_constraint_acc_dz_pattern_colptr[5] = { 0, 3, 6, 9, 11 };
+static const int fourbar_spatial_constraint_acc_dz_pattern_rowind[11] = { 0, 1, 2, 0, 1, 2, 0, 1, 2, 0, 2 };
+static const mb_pattern fourbar_spatial_constraint_acc_dz_pattern = { 3, 4, fourbar_spatial_constraint_acc_dz_pattern_colptr, fourbar_spatial_constraint_acc_dz_pattern_rowind };
+static const int fourbar_spatial_constraint_acc_dp_pattern_colptr[4] = { 0, 0, 0, 0 };
+static const mb_pattern fourbar_spatial_constraint_acc_dp_pattern = { 3, 3, fourbar_spatial_constraint_acc_dp_pattern_colptr, 0 };
+static const int fourbar_spatial_constraints_dz_tw_dp_pattern_colptr[4] = { 0, 0, 0, 0 };
+static const mb_pattern fourbar_spatial_constraints_dz_tw_dp_pattern = { 4, 3, fourbar_spatial_constraints_dz_tw_dp_pattern_colptr, 0 };
 static const mb_objective fourbar_spatial_objectives[1] = {
     { "sway", fourbar_spatial_objective_sway_integrand, fourbar_spatial_objective_sway_terminal }
 };
@@ -1678,42 +1788,57 @@ const mb_model fourbar_spatial_model = {
     .independent = 0,
     .n_independent = 0,
     .simulate = { 5.0, 0.01, 9.9999999999999995e-07, "trapezoidal", "al3" },
+    .nwork = 32,
     .mass = fourbar_spatial_mass,
+    .mass_pattern = &fourbar_spatial_mass_pattern,
     .forces = fourbar_spatial_forces,
     .forces_nc = fourbar_spatial_forces_nc,
     .inverse_dynamics = fourbar_spatial_inverse_dynamics,
     .inverse_dynamics_dz = fourbar_spatial_inverse_dynamics_dz,
+    .inverse_dynamics_dz_pattern = &fourbar_spatial_inverse_dynamics_dz_pattern,
     .inverse_dynamics_dzd = fourbar_spatial_inverse_dynamics_dzd,
+    .inverse_dynamics_dzd_pattern = &fourbar_spatial_inverse_dynamics_dzd_pattern,
     .inverse_dynamics_dp = fourbar_spatial_inverse_dynamics_dp,
+    .inverse_dynamics_dp_pattern = &fourbar_spatial_inverse_dynamics_dp_pattern,
     .inverse_dynamics_tangent = fourbar_spatial_inverse_dynamics_tangent,
+    .inverse_dynamics_tangent_pattern = &fourbar_spatial_inverse_dynamics_tangent_pattern,
     .forward_dynamics = fourbar_spatial_forward_dynamics,
     .forward_dynamics_dz = fourbar_spatial_forward_dynamics_dz,
+    .forward_dynamics_dz_pattern = &fourbar_spatial_forward_dynamics_dz_pattern,
     .forward_dynamics_dzd = fourbar_spatial_forward_dynamics_dzd,
+    .forward_dynamics_dzd_pattern = &fourbar_spatial_forward_dynamics_dzd_pattern,
     .forward_dynamics_dp = fourbar_spatial_forward_dynamics_dp,
+    .forward_dynamics_dp_pattern = &fourbar_spatial_forward_dynamics_dp_pattern,
     .energy = fourbar_spatial_energy,
     .points = fourbar_spatial_points,
     .points_dz = fourbar_spatial_points_dz,
+    .points_dz_pattern = &fourbar_spatial_points_dz_pattern,
     .constraints = fourbar_spatial_constraints,
     .constraints_dz = fourbar_spatial_constraints_dz,
+    .constraints_dz_pattern = &fourbar_spatial_constraints_dz_pattern,
     .constraints_dp = fourbar_spatial_constraints_dp,
+    .constraints_dp_pattern = &fourbar_spatial_constraints_dp_pattern,
     .constraints_dt = fourbar_spatial_constraints_dt,
     .constraint_bias = fourbar_spatial_constraint_bias,
     .constraint_bias_dz = fourbar_spatial_constraint_bias_dz,
+    .constraint_bias_dz_pattern = &fourbar_spatial_constraint_bias_dz_pattern,
     .constraint_bias_dzd = fourbar_spatial_constraint_bias_dzd,
+    .constraint_bias_dzd_pattern = &fourbar_spatial_constraint_bias_dzd_pattern,
     .constraint_bias_dp = fourbar_spatial_constraint_bias_dp,
+    .constraint_bias_dp_pattern = &fourbar_spatial_constraint_bias_dp_pattern,
     .constraints_dz_tw_dz = fourbar_spatial_constraints_dz_tw_dz,
-    .mass_pattern = &fourbar_spatial_mass_pattern,
-    .inverse_dynamics_dz_pattern = &fourbar_spatial_inverse_dynamics_dz_pattern,
-    .inverse_dynamics_dzd_pattern = &fourbar_spatial_inverse_dynamics_dzd_pattern,
-    .inverse_dynamics_dp_pattern = &fourbar_spatial_inverse_dynamics_dp_pattern,
-    .inverse_dynamics_tangent_pattern = &fourbar_spatial_inverse_dynamics_tangent_pattern,
-    .constraints_dz_pattern = &fourbar_spatial_constraints_dz_pattern,
-    .nobj = 1, .objectives = fourbar_spatial_objectives,
+    .constraints_dz_tw_dz_pattern = &fourbar_spatial_constraints_dz_tw_dz_pattern,
     .constraint_vel_dz = fourbar_spatial_constraint_vel_dz,
-    .constraint_acc_dz = fourbar_spatial_constraint_acc_dz,
+    .constraint_vel_dz_pattern = &fourbar_spatial_constraint_vel_dz_pattern,
     .constraint_vel_dp = fourbar_spatial_constraint_vel_dp,
+    .constraint_vel_dp_pattern = &fourbar_spatial_constraint_vel_dp_pattern,
+    .constraint_acc_dz = fourbar_spatial_constraint_acc_dz,
+    .constraint_acc_dz_pattern = &fourbar_spatial_constraint_acc_dz_pattern,
     .constraint_acc_dp = fourbar_spatial_constraint_acc_dp,
+    .constraint_acc_dp_pattern = &fourbar_spatial_constraint_acc_dp_pattern,
     .constraints_dz_tw_dp = fourbar_spatial_constraints_dz_tw_dp,
-    .gravity = { 0.0, 0.0, -9.8100000000000005 },
+    .constraints_dz_tw_dp_pattern = &fourbar_spatial_constraints_dz_tw_dp_pattern,
     .total_mass = fourbar_spatial_total_mass,
+    .nobj = 1, .objectives = fourbar_spatial_objectives,
+    .gravity = { 0.0, 0.0, -9.8100000000000005 },
 };

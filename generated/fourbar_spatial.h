@@ -14,37 +14,72 @@
 
 extern const mb_model fourbar_spatial_model;
 
-void fourbar_spatial_mass(const mb_args *a, mb_real *out);
-void fourbar_spatial_forces(const mb_args *a, mb_real *out);
-void fourbar_spatial_forces_nc(const mb_args *a, mb_real *out);
-void fourbar_spatial_inverse_dynamics(const mb_args *a, mb_real *out);
-void fourbar_spatial_inverse_dynamics_dz(const mb_args *a, mb_real *out);
-void fourbar_spatial_inverse_dynamics_dzd(const mb_args *a, mb_real *out);
-void fourbar_spatial_inverse_dynamics_tangent(const mb_args *a, mb_real *out);
-void fourbar_spatial_inverse_dynamics_dp(const mb_args *a, mb_real *out);
-void fourbar_spatial_energy(const mb_args *a, mb_real *out);
-void fourbar_spatial_points(const mb_args *a, mb_real *out);
-void fourbar_spatial_points_dz(const mb_args *a, mb_real *out);
-void fourbar_spatial_total_mass(const mb_args *a, mb_real *out);
-void fourbar_spatial_forward_dynamics(const mb_args *a, mb_real *out);
-void fourbar_spatial_forward_dynamics_dz(const mb_args *a, mb_real *out);
-void fourbar_spatial_forward_dynamics_dzd(const mb_args *a, mb_real *out);
-void fourbar_spatial_forward_dynamics_dp(const mb_args *a, mb_real *out);
-void fourbar_spatial_constraints(const mb_args *a, mb_real *out);
-void fourbar_spatial_constraints_dz(const mb_args *a, mb_real *out);
-void fourbar_spatial_constraints_dp(const mb_args *a, mb_real *out);
-void fourbar_spatial_constraints_dt(const mb_args *a, mb_real *out);
-void fourbar_spatial_constraint_bias(const mb_args *a, mb_real *out);
-void fourbar_spatial_constraint_bias_dz(const mb_args *a, mb_real *out);
-void fourbar_spatial_constraint_bias_dzd(const mb_args *a, mb_real *out);
-void fourbar_spatial_constraint_bias_dp(const mb_args *a, mb_real *out);
-void fourbar_spatial_constraints_dz_tw_dz(const mb_args *a, mb_real *out);
-void fourbar_spatial_constraint_vel_dz(const mb_args *a, mb_real *out);
-void fourbar_spatial_constraint_acc_dz(const mb_args *a, mb_real *out);
-void fourbar_spatial_constraint_vel_dp(const mb_args *a, mb_real *out);
-void fourbar_spatial_constraint_acc_dp(const mb_args *a, mb_real *out);
-void fourbar_spatial_constraints_dz_tw_dp(const mb_args *a, mb_real *out);
-void fourbar_spatial_objective_sway_integrand(const mb_args *a, mb_real *out);
-void fourbar_spatial_objective_sway_terminal(const mb_args *a, mb_real *out);
+int fourbar_spatial_mass(const mb_args *a, mb_real *out, mb_real *work);
+#define fourbar_spatial_mass_NWORK 0
+int fourbar_spatial_forces(const mb_args *a, mb_real *out, mb_real *work);
+#define fourbar_spatial_forces_NWORK 0
+int fourbar_spatial_forces_nc(const mb_args *a, mb_real *out, mb_real *work);
+#define fourbar_spatial_forces_nc_NWORK 0
+int fourbar_spatial_inverse_dynamics(const mb_args *a, mb_real *out, mb_real *work);
+#define fourbar_spatial_inverse_dynamics_NWORK 0
+int fourbar_spatial_inverse_dynamics_dz(const mb_args *a, mb_real *out, mb_real *work);
+#define fourbar_spatial_inverse_dynamics_dz_NWORK 0
+int fourbar_spatial_inverse_dynamics_dzd(const mb_args *a, mb_real *out, mb_real *work);
+#define fourbar_spatial_inverse_dynamics_dzd_NWORK 0
+int fourbar_spatial_inverse_dynamics_tangent(const mb_args *a, mb_real *out, mb_real *work);
+#define fourbar_spatial_inverse_dynamics_tangent_NWORK 0
+int fourbar_spatial_inverse_dynamics_dp(const mb_args *a, mb_real *out, mb_real *work);
+#define fourbar_spatial_inverse_dynamics_dp_NWORK 0
+int fourbar_spatial_energy(const mb_args *a, mb_real *out, mb_real *work);
+#define fourbar_spatial_energy_NWORK 0
+int fourbar_spatial_points(const mb_args *a, mb_real *out, mb_real *work);
+#define fourbar_spatial_points_NWORK 0
+int fourbar_spatial_points_dz(const mb_args *a, mb_real *out, mb_real *work);
+#define fourbar_spatial_points_dz_NWORK 0
+int fourbar_spatial_total_mass(const mb_args *a, mb_real *out, mb_real *work);
+#define fourbar_spatial_total_mass_NWORK 0
+int fourbar_spatial_forward_dynamics(const mb_args *a, mb_real *out, mb_real *work);
+#define fourbar_spatial_forward_dynamics_NWORK 0
+int fourbar_spatial_forward_dynamics_dz(const mb_args *a, mb_real *out, mb_real *work);
+#define fourbar_spatial_forward_dynamics_dz_NWORK 32
+int fourbar_spatial_forward_dynamics_dzd(const mb_args *a, mb_real *out, mb_real *work);
+#define fourbar_spatial_forward_dynamics_dzd_NWORK 32
+int fourbar_spatial_forward_dynamics_dp(const mb_args *a, mb_real *out, mb_real *work);
+#define fourbar_spatial_forward_dynamics_dp_NWORK 28
+int fourbar_spatial_constraints(const mb_args *a, mb_real *out, mb_real *work);
+#define fourbar_spatial_constraints_NWORK 0
+int fourbar_spatial_constraints_dz(const mb_args *a, mb_real *out, mb_real *work);
+#define fourbar_spatial_constraints_dz_NWORK 0
+int fourbar_spatial_constraints_dp(const mb_args *a, mb_real *out, mb_real *work);
+#define fourbar_spatial_constraints_dp_NWORK 0
+int fourbar_spatial_constraints_dt(const mb_args *a, mb_real *out, mb_real *work);
+#define fourbar_spatial_constraints_dt_NWORK 0
+int fourbar_spatial_constraint_bias(const mb_args *a, mb_real *out, mb_real *work);
+#define fourbar_spatial_constraint_bias_NWORK 0
+int fourbar_spatial_constraint_bias_dz(const mb_args *a, mb_real *out, mb_real *work);
+#define fourbar_spatial_constraint_bias_dz_NWORK 0
+int fourbar_spatial_constraint_bias_dzd(const mb_args *a, mb_real *out, mb_real *work);
+#define fourbar_spatial_constraint_bias_dzd_NWORK 0
+int fourbar_spatial_constraint_bias_dp(const mb_args *a, mb_real *out, mb_real *work);
+#define fourbar_spatial_constraint_bias_dp_NWORK 0
+int fourbar_spatial_constraints_dz_tw_dz(const mb_args *a, mb_real *out, mb_real *work);
+#define fourbar_spatial_constraints_dz_tw_dz_NWORK 0
+int fourbar_spatial_constraint_vel_dz(const mb_args *a, mb_real *out, mb_real *work);
+#define fourbar_spatial_constraint_vel_dz_NWORK 0
+int fourbar_spatial_constraint_acc_dz(const mb_args *a, mb_real *out, mb_real *work);
+#define fourbar_spatial_constraint_acc_dz_NWORK 0
+int fourbar_spatial_constraint_vel_dp(const mb_args *a, mb_real *out, mb_real *work);
+#define fourbar_spatial_constraint_vel_dp_NWORK 0
+int fourbar_spatial_constraint_acc_dp(const mb_args *a, mb_real *out, mb_real *work);
+#define fourbar_spatial_constraint_acc_dp_NWORK 0
+int fourbar_spatial_constraints_dz_tw_dp(const mb_args *a, mb_real *out, mb_real *work);
+#define fourbar_spatial_constraints_dz_tw_dp_NWORK 0
+int fourbar_spatial_objective_sway_integrand(const mb_args *a, mb_real *out, mb_real *work);
+#define fourbar_spatial_objective_sway_integrand_NWORK 0
+int fourbar_spatial_objective_sway_terminal(const mb_args *a, mb_real *out, mb_real *work);
+#define fourbar_spatial_objective_sway_terminal_NWORK 0
+
+/* The largest workspace of any function above, in mb_reals. */
+#define fourbar_spatial_NWORK 32
 
 #endif

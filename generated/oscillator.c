@@ -2,12 +2,14 @@
  * 1 coordinates; all functions: 6 additions, 15 multiplications, 2 divisions, 0 calls. */
 #include "oscillator.h"
 
-/* Solves M X = B in place for n x m column-major B by Cholesky; M (n x n) is overwritten. */
-static void oscillator_solve_spd(int n, mb_real *M, mb_real *B, int m)
+/* Solves M X = B in place for n x m column-major B by Cholesky; M (n x n) is overwritten. Returns
+ * MB_FN_SINGULAR at a pivot that is not positive and finite. */
+static int oscillator_solve_spd(int n, mb_real *M, mb_real *B, int m)
 {
     for (int j = 0; j < n; ++j) {
         mb_real d = M[j + j * n];
         for (int k = 0; k < j; ++k) d -= M[j + k * n] * M[j + k * n];
+        if (!MB_PIVOT_OK(d)) return MB_FN_SINGULAR;
         d = MB_SQRT(d);
         M[j + j * n] = d;
         for (int i = j + 1; i < n; ++i) {
@@ -29,197 +31,240 @@ static void oscillator_solve_spd(int n, mb_real *M, mb_real *B, int m)
             x[i] = s / M[i + i * n];
         }
     }
+    return MB_FN_OK;
 }
 
 /* oscillator_mass: mass
  * 1 outputs, 1 written
  * 0 additions, 0 multiplications, 0 divisions, 0 function calls */
-void oscillator_mass(const mb_args *a, mb_real *out)
+int oscillator_mass(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     out[0] = a->p[1];
+    return MB_FN_OK;
 }
 
 /* oscillator_forces: forces
  * 1 outputs, 1 written
  * 1 additions, 1 multiplications, 0 divisions, 0 function calls */
-void oscillator_forces(const mb_args *a, mb_real *out)
+int oscillator_forces(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     out[0] = -(a->z[0]*a->p[0]);
+    return MB_FN_OK;
 }
 
 /* oscillator_forces_nc: forces_nc
  * 1 outputs, 1 written
  * 0 additions, 0 multiplications, 0 divisions, 0 function calls */
-void oscillator_forces_nc(const mb_args *a, mb_real *out)
+int oscillator_forces_nc(const mb_args *a, mb_real *out, mb_real *work)
 {
     (void)a;
+    (void)work;
     out[0] = 0.0;
+    return MB_FN_OK;
 }
 
 /* oscillator_inverse_dynamics: inverse_dynamics
  * 1 outputs, 1 written
  * 1 additions, 2 multiplications, 0 divisions, 0 function calls */
-void oscillator_inverse_dynamics(const mb_args *a, mb_real *out)
+int oscillator_inverse_dynamics(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     out[0] = a->p[1]*a->zdd[0] + a->z[0]*a->p[0];
+    return MB_FN_OK;
 }
 
 /* oscillator_inverse_dynamics_dz: inverse_dynamics_dz
  * 1 outputs, 1 written
  * 0 additions, 0 multiplications, 0 divisions, 0 function calls */
-void oscillator_inverse_dynamics_dz(const mb_args *a, mb_real *out)
+int oscillator_inverse_dynamics_dz(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     out[0] = a->p[0];
+    return MB_FN_OK;
 }
 
 /* oscillator_inverse_dynamics_dzd: inverse_dynamics_dzd
  * 1 outputs, 1 written
  * 0 additions, 0 multiplications, 0 divisions, 0 function calls */
-void oscillator_inverse_dynamics_dzd(const mb_args *a, mb_real *out)
+int oscillator_inverse_dynamics_dzd(const mb_args *a, mb_real *out, mb_real *work)
 {
     (void)a;
+    (void)work;
     out[0] = 0.0;
+    return MB_FN_OK;
 }
 
 /* oscillator_inverse_dynamics_tangent: inverse_dynamics_tangent
  * 1 outputs, 1 written
  * 1 additions, 2 multiplications, 0 divisions, 0 function calls */
-void oscillator_inverse_dynamics_tangent(const mb_args *a, mb_real *out)
+int oscillator_inverse_dynamics_tangent(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     out[0] = a->w[0]*a->p[0] + a->w[2]*a->p[1];
+    return MB_FN_OK;
 }
 
 /* oscillator_inverse_dynamics_dp: inverse_dynamics_dp
  * 2 outputs, 2 written
  * 0 additions, 0 multiplications, 0 divisions, 0 function calls */
-void oscillator_inverse_dynamics_dp(const mb_args *a, mb_real *out)
+int oscillator_inverse_dynamics_dp(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     out[0] = a->z[0];
     out[1] = a->zdd[0];
+    return MB_FN_OK;
 }
 
 /* oscillator_energy: energy
  * 2 outputs, 2 written
  * 0 additions, 6 multiplications, 0 divisions, 0 function calls */
-void oscillator_energy(const mb_args *a, mb_real *out)
+int oscillator_energy(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     out[0] = 0.5*a->zd[0]*a->zd[0]*a->p[1];
     out[1] = 0.5*a->z[0]*a->z[0]*a->p[0];
+    return MB_FN_OK;
 }
 
 /* oscillator_points: points
  * 3 outputs, 3 written
  * 0 additions, 0 multiplications, 0 divisions, 0 function calls */
-void oscillator_points(const mb_args *a, mb_real *out)
+int oscillator_points(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     out[0] = a->z[0];
     out[1] = 0.0;
     out[2] = 0.0;
+    return MB_FN_OK;
 }
 
 /* oscillator_points_dz: points_dz
  * 3 outputs, 3 written
  * 0 additions, 0 multiplications, 0 divisions, 0 function calls */
-void oscillator_points_dz(const mb_args *a, mb_real *out)
+int oscillator_points_dz(const mb_args *a, mb_real *out, mb_real *work)
 {
     (void)a;
+    (void)work;
     out[0] = 1.0;
     out[1] = 0.0;
     out[2] = 0.0;
+    return MB_FN_OK;
 }
 
 /* oscillator_total_mass: total_mass
  * 1 outputs, 1 written
  * 0 additions, 0 multiplications, 0 divisions, 0 function calls */
-void oscillator_total_mass(const mb_args *a, mb_real *out)
+int oscillator_total_mass(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     out[0] = a->p[1];
+    return MB_FN_OK;
 }
 
 /* oscillator_forward_dynamics: forward_dynamics
  * 1 outputs, 1 written
  * 1 additions, 1 multiplications, 1 divisions, 0 function calls */
-void oscillator_forward_dynamics(const mb_args *a, mb_real *out)
+int oscillator_forward_dynamics(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     out[0] = -(a->z[0]*a->p[0]/a->p[1]);
+    return MB_FN_OK;
 }
 
 /* oscillator_forward_dynamics_dz_rhs: M and -dr/dy at zdd = forward dynamics
  * 2 outputs, 2 written
  * 1 additions, 0 multiplications, 0 divisions, 0 function calls */
-static void oscillator_forward_dynamics_dz_rhs(const mb_args *a, mb_real *out)
+static int oscillator_forward_dynamics_dz_rhs(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     out[0] = a->p[1];
     out[1] = -a->p[0];
+    return MB_FN_OK;
 }
 
-void oscillator_forward_dynamics_dz(const mb_args *a, mb_real *out)
+int oscillator_forward_dynamics_dz(const mb_args *a, mb_real *out, mb_real *work)
 {
-    mb_real w[2];
-    oscillator_forward_dynamics_dz_rhs(a, w);
-    oscillator_solve_spd(1, w, w + 1, 1);
-    for (int i = 0; i < 1; ++i) out[i] = w[1 + i];
+    int rc;
+    (void)oscillator_forward_dynamics_dz_rhs(a, work, work + 2);
+    rc = oscillator_solve_spd(1, work, work + 1, 1);
+    if (rc) return rc;
+    for (int i = 0; i < 1; ++i) out[i] = work[1 + i];
+    return MB_FN_OK;
 }
 
 /* oscillator_forward_dynamics_dzd_rhs: M and -dr/dy at zdd = forward dynamics
  * 2 outputs, 2 written
  * 0 additions, 0 multiplications, 0 divisions, 0 function calls */
-static void oscillator_forward_dynamics_dzd_rhs(const mb_args *a, mb_real *out)
+static int oscillator_forward_dynamics_dzd_rhs(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     out[0] = a->p[1];
     out[1] = 0.0;
+    return MB_FN_OK;
 }
 
-void oscillator_forward_dynamics_dzd(const mb_args *a, mb_real *out)
+int oscillator_forward_dynamics_dzd(const mb_args *a, mb_real *out, mb_real *work)
 {
-    mb_real w[2];
-    oscillator_forward_dynamics_dzd_rhs(a, w);
-    oscillator_solve_spd(1, w, w + 1, 1);
-    for (int i = 0; i < 1; ++i) out[i] = w[1 + i];
+    int rc;
+    (void)oscillator_forward_dynamics_dzd_rhs(a, work, work + 2);
+    rc = oscillator_solve_spd(1, work, work + 1, 1);
+    if (rc) return rc;
+    for (int i = 0; i < 1; ++i) out[i] = work[1 + i];
+    return MB_FN_OK;
 }
 
 /* oscillator_forward_dynamics_dp_rhs: M and -dr/dy at zdd = forward dynamics
  * 3 outputs, 3 written
  * 1 additions, 1 multiplications, 1 divisions, 0 function calls */
-static void oscillator_forward_dynamics_dp_rhs(const mb_args *a, mb_real *out)
+static int oscillator_forward_dynamics_dp_rhs(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     out[0] = a->p[1];
     out[1] = -a->z[0];
     out[2] = a->z[0]*a->p[0]/a->p[1];
+    return MB_FN_OK;
 }
 
-void oscillator_forward_dynamics_dp(const mb_args *a, mb_real *out)
+int oscillator_forward_dynamics_dp(const mb_args *a, mb_real *out, mb_real *work)
 {
-    mb_real w[3];
-    oscillator_forward_dynamics_dp_rhs(a, w);
-    oscillator_solve_spd(1, w, w + 1, 2);
-    for (int i = 0; i < 2; ++i) out[i] = w[1 + i];
+    int rc;
+    (void)oscillator_forward_dynamics_dp_rhs(a, work, work + 3);
+    rc = oscillator_solve_spd(1, work, work + 1, 2);
+    if (rc) return rc;
+    for (int i = 0; i < 2; ++i) out[i] = work[1 + i];
+    return MB_FN_OK;
 }
 
 /* oscillator_objective_wobble_integrand: objective_wobble_integrand
  * 6 outputs, 6 written
  * 0 additions, 2 multiplications, 0 divisions, 0 function calls */
-void oscillator_objective_wobble_integrand(const mb_args *a, mb_real *out)
+int oscillator_objective_wobble_integrand(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     out[0] = a->z[0]*a->z[0];
     out[1] = 2.0*a->z[0];
     out[2] = 0.0;
     out[3] = 0.0;
     out[4] = 0.0;
     out[5] = 0.0;
+    return MB_FN_OK;
 }
 
 /* oscillator_objective_wobble_terminal: objective_wobble_terminal
  * 6 outputs, 6 written
  * 0 additions, 0 multiplications, 0 divisions, 0 function calls */
-void oscillator_objective_wobble_terminal(const mb_args *a, mb_real *out)
+int oscillator_objective_wobble_terminal(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     out[0] = a->zd[0];
     out[1] = 0.0;
     out[2] = 1.0;
     out[3] = 0.0;
     out[4] = 0.0;
     out[5] = 0.0;
+    return MB_FN_OK;
 }
 
 static const char *const oscillator_z_names[1] = {
@@ -252,6 +297,18 @@ static const mb_pattern oscillator_inverse_dynamics_dp_pattern = { 1, 2, oscilla
 static const int oscillator_inverse_dynamics_tangent_pattern_colptr[2] = { 0, 1 };
 static const int oscillator_inverse_dynamics_tangent_pattern_rowind[1] = { 0 };
 static const mb_pattern oscillator_inverse_dynamics_tangent_pattern = { 1, 1, oscillator_inverse_dynamics_tangent_pattern_colptr, oscillator_inverse_dynamics_tangent_pattern_rowind };
+static const int oscillator_forward_dynamics_dz_pattern_colptr[2] = { 0, 1 };
+static const int oscillator_forward_dynamics_dz_pattern_rowind[1] = { 0 };
+static const mb_pattern oscillator_forward_dynamics_dz_pattern = { 1, 1, oscillator_forward_dynamics_dz_pattern_colptr, oscillator_forward_dynamics_dz_pattern_rowind };
+static const int oscillator_forward_dynamics_dzd_pattern_colptr[2] = { 0, 1 };
+static const int oscillator_forward_dynamics_dzd_pattern_rowind[1] = { 0 };
+static const mb_pattern oscillator_forward_dynamics_dzd_pattern = { 1, 1, oscillator_forward_dynamics_dzd_pattern_colptr, oscillator_forward_dynamics_dzd_pattern_rowind };
+static const int oscillator_forward_dynamics_dp_pattern_colptr[3] = { 0, 1, 2 };
+static const int oscillator_forward_dynamics_dp_pattern_rowind[2] = { 0, 0 };
+static const mb_pattern oscillator_forward_dynamics_dp_pattern = { 1, 2, oscillator_forward_dynamics_dp_pattern_colptr, oscillator_forward_dynamics_dp_pattern_rowind };
+static const int oscillator_points_dz_pattern_colptr[2] = { 0, 1 };
+static const int oscillator_points_dz_pattern_rowind[1] = { 0 };
+static const mb_pattern oscillator_points_dz_pattern = { 3, 1, oscillator_points_dz_pattern_colptr, oscillator_points_dz_pattern_rowind };
 static const mb_objective oscillator_objectives[1] = {
     { "wobble", oscillator_objective_wobble_integrand, oscillator_objective_wobble_terminal }
 };
@@ -270,27 +327,32 @@ const mb_model oscillator_model = {
     .independent = 0,
     .n_independent = 0,
     .simulate = { 2.0, 0.001, 9.9999999999999995e-07, "rk4", "tree" },
+    .nwork = 3,
     .mass = oscillator_mass,
+    .mass_pattern = &oscillator_mass_pattern,
     .forces = oscillator_forces,
     .forces_nc = oscillator_forces_nc,
     .inverse_dynamics = oscillator_inverse_dynamics,
     .inverse_dynamics_dz = oscillator_inverse_dynamics_dz,
+    .inverse_dynamics_dz_pattern = &oscillator_inverse_dynamics_dz_pattern,
     .inverse_dynamics_dzd = oscillator_inverse_dynamics_dzd,
+    .inverse_dynamics_dzd_pattern = &oscillator_inverse_dynamics_dzd_pattern,
     .inverse_dynamics_dp = oscillator_inverse_dynamics_dp,
+    .inverse_dynamics_dp_pattern = &oscillator_inverse_dynamics_dp_pattern,
     .inverse_dynamics_tangent = oscillator_inverse_dynamics_tangent,
+    .inverse_dynamics_tangent_pattern = &oscillator_inverse_dynamics_tangent_pattern,
     .forward_dynamics = oscillator_forward_dynamics,
     .forward_dynamics_dz = oscillator_forward_dynamics_dz,
+    .forward_dynamics_dz_pattern = &oscillator_forward_dynamics_dz_pattern,
     .forward_dynamics_dzd = oscillator_forward_dynamics_dzd,
+    .forward_dynamics_dzd_pattern = &oscillator_forward_dynamics_dzd_pattern,
     .forward_dynamics_dp = oscillator_forward_dynamics_dp,
+    .forward_dynamics_dp_pattern = &oscillator_forward_dynamics_dp_pattern,
     .energy = oscillator_energy,
     .points = oscillator_points,
     .points_dz = oscillator_points_dz,
-    .mass_pattern = &oscillator_mass_pattern,
-    .inverse_dynamics_dz_pattern = &oscillator_inverse_dynamics_dz_pattern,
-    .inverse_dynamics_dzd_pattern = &oscillator_inverse_dynamics_dzd_pattern,
-    .inverse_dynamics_dp_pattern = &oscillator_inverse_dynamics_dp_pattern,
-    .inverse_dynamics_tangent_pattern = &oscillator_inverse_dynamics_tangent_pattern,
+    .points_dz_pattern = &oscillator_points_dz_pattern,
+    .total_mass = oscillator_total_mass,
     .nobj = 1, .objectives = oscillator_objectives,
     .gravity = { 0.0, 0.0, -9.8100000000000005 },
-    .total_mass = oscillator_total_mass,
 };

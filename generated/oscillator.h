@@ -14,23 +14,44 @@
 
 extern const mb_model oscillator_model;
 
-void oscillator_mass(const mb_args *a, mb_real *out);
-void oscillator_forces(const mb_args *a, mb_real *out);
-void oscillator_forces_nc(const mb_args *a, mb_real *out);
-void oscillator_inverse_dynamics(const mb_args *a, mb_real *out);
-void oscillator_inverse_dynamics_dz(const mb_args *a, mb_real *out);
-void oscillator_inverse_dynamics_dzd(const mb_args *a, mb_real *out);
-void oscillator_inverse_dynamics_tangent(const mb_args *a, mb_real *out);
-void oscillator_inverse_dynamics_dp(const mb_args *a, mb_real *out);
-void oscillator_energy(const mb_args *a, mb_real *out);
-void oscillator_points(const mb_args *a, mb_real *out);
-void oscillator_points_dz(const mb_args *a, mb_real *out);
-void oscillator_total_mass(const mb_args *a, mb_real *out);
-void oscillator_forward_dynamics(const mb_args *a, mb_real *out);
-void oscillator_forward_dynamics_dz(const mb_args *a, mb_real *out);
-void oscillator_forward_dynamics_dzd(const mb_args *a, mb_real *out);
-void oscillator_forward_dynamics_dp(const mb_args *a, mb_real *out);
-void oscillator_objective_wobble_integrand(const mb_args *a, mb_real *out);
-void oscillator_objective_wobble_terminal(const mb_args *a, mb_real *out);
+int oscillator_mass(const mb_args *a, mb_real *out, mb_real *work);
+#define oscillator_mass_NWORK 0
+int oscillator_forces(const mb_args *a, mb_real *out, mb_real *work);
+#define oscillator_forces_NWORK 0
+int oscillator_forces_nc(const mb_args *a, mb_real *out, mb_real *work);
+#define oscillator_forces_nc_NWORK 0
+int oscillator_inverse_dynamics(const mb_args *a, mb_real *out, mb_real *work);
+#define oscillator_inverse_dynamics_NWORK 0
+int oscillator_inverse_dynamics_dz(const mb_args *a, mb_real *out, mb_real *work);
+#define oscillator_inverse_dynamics_dz_NWORK 0
+int oscillator_inverse_dynamics_dzd(const mb_args *a, mb_real *out, mb_real *work);
+#define oscillator_inverse_dynamics_dzd_NWORK 0
+int oscillator_inverse_dynamics_tangent(const mb_args *a, mb_real *out, mb_real *work);
+#define oscillator_inverse_dynamics_tangent_NWORK 0
+int oscillator_inverse_dynamics_dp(const mb_args *a, mb_real *out, mb_real *work);
+#define oscillator_inverse_dynamics_dp_NWORK 0
+int oscillator_energy(const mb_args *a, mb_real *out, mb_real *work);
+#define oscillator_energy_NWORK 0
+int oscillator_points(const mb_args *a, mb_real *out, mb_real *work);
+#define oscillator_points_NWORK 0
+int oscillator_points_dz(const mb_args *a, mb_real *out, mb_real *work);
+#define oscillator_points_dz_NWORK 0
+int oscillator_total_mass(const mb_args *a, mb_real *out, mb_real *work);
+#define oscillator_total_mass_NWORK 0
+int oscillator_forward_dynamics(const mb_args *a, mb_real *out, mb_real *work);
+#define oscillator_forward_dynamics_NWORK 0
+int oscillator_forward_dynamics_dz(const mb_args *a, mb_real *out, mb_real *work);
+#define oscillator_forward_dynamics_dz_NWORK 2
+int oscillator_forward_dynamics_dzd(const mb_args *a, mb_real *out, mb_real *work);
+#define oscillator_forward_dynamics_dzd_NWORK 2
+int oscillator_forward_dynamics_dp(const mb_args *a, mb_real *out, mb_real *work);
+#define oscillator_forward_dynamics_dp_NWORK 3
+int oscillator_objective_wobble_integrand(const mb_args *a, mb_real *out, mb_real *work);
+#define oscillator_objective_wobble_integrand_NWORK 0
+int oscillator_objective_wobble_terminal(const mb_args *a, mb_real *out, mb_real *work);
+#define oscillator_objective_wobble_terminal_NWORK 0
+
+/* The largest workspace of any function above, in mb_reals. */
+#define oscillator_NWORK 3
 
 #endif

@@ -2,12 +2,14 @@
  * 2 coordinates; all functions: 29 additions, 38 multiplications, 3 divisions, 0 calls. */
 #include "quarter_car.h"
 
-/* Solves M X = B in place for n x m column-major B by Cholesky; M (n x n) is overwritten. */
-static void quarter_car_solve_spd(int n, mb_real *M, mb_real *B, int m)
+/* Solves M X = B in place for n x m column-major B by Cholesky; M (n x n) is overwritten. Returns
+ * MB_FN_SINGULAR at a pivot that is not positive and finite. */
+static int quarter_car_solve_spd(int n, mb_real *M, mb_real *B, int m)
 {
     for (int j = 0; j < n; ++j) {
         mb_real d = M[j + j * n];
         for (int k = 0; k < j; ++k) d -= M[j + k * n] * M[j + k * n];
+        if (!MB_PIVOT_OK(d)) return MB_FN_SINGULAR;
         d = MB_SQRT(d);
         M[j + j * n] = d;
         for (int i = j + 1; i < n; ++i) {
@@ -29,128 +31,152 @@ static void quarter_car_solve_spd(int n, mb_real *M, mb_real *B, int m)
             x[i] = s / M[i + i * n];
         }
     }
+    return MB_FN_OK;
 }
 
 /* quarter_car_mass: mass
  * 4 outputs, 4 written
  * 0 additions, 0 multiplications, 0 divisions, 0 function calls */
-void quarter_car_mass(const mb_args *a, mb_real *out)
+int quarter_car_mass(const mb_args *a, mb_real *out, mb_real *work)
 {
     (void)a;
+    (void)work;
     out[0] = 340.0;
     out[1] = 300.0;
     out[2] = 300.0;
     out[3] = 300.0;
+    return MB_FN_OK;
 }
 
 /* quarter_car_forces: forces
  * 2 outputs, 2 written
  * 3 additions, 4 multiplications, 0 divisions, 0 function calls */
-void quarter_car_forces(const mb_args *a, mb_real *out)
+int quarter_car_forces(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     out[0] = -200000.0*a->z[0] - 100.0*a->zd[0];
     out[1] = -(a->zd[1]*a->p[0]) - a->z[1]*a->p[1];
+    return MB_FN_OK;
 }
 
 /* quarter_car_forces_nc: forces_nc
  * 2 outputs, 2 written
  * 1 additions, 2 multiplications, 0 divisions, 0 function calls */
-void quarter_car_forces_nc(const mb_args *a, mb_real *out)
+int quarter_car_forces_nc(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     out[0] = -100.0*a->zd[0];
     out[1] = -(a->zd[1]*a->p[0]);
+    return MB_FN_OK;
 }
 
 /* quarter_car_inverse_dynamics: inverse_dynamics
  * 2 outputs, 2 written
  * 7 additions, 6 multiplications, 0 divisions, 0 function calls */
-void quarter_car_inverse_dynamics(const mb_args *a, mb_real *out)
+int quarter_car_inverse_dynamics(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real t1 = 300.0*(a->zdd[0] + a->zdd[1]);
     out[0] = 40.0*a->zdd[0] + t1 - (-200000.0*a->z[0] - 100.0*a->zd[0]);
     out[1] = t1 - (-(a->zd[1]*a->p[0]) - a->z[1]*a->p[1]);
+    return MB_FN_OK;
 }
 
 /* quarter_car_inverse_dynamics_dz: inverse_dynamics_dz
  * 4 outputs, 4 written
  * 0 additions, 0 multiplications, 0 divisions, 0 function calls */
-void quarter_car_inverse_dynamics_dz(const mb_args *a, mb_real *out)
+int quarter_car_inverse_dynamics_dz(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     out[0] = 200000.0;
     out[1] = 0.0;
     out[2] = 0.0;
     out[3] = a->p[1];
+    return MB_FN_OK;
 }
 
 /* quarter_car_inverse_dynamics_dzd: inverse_dynamics_dzd
  * 4 outputs, 4 written
  * 0 additions, 0 multiplications, 0 divisions, 0 function calls */
-void quarter_car_inverse_dynamics_dzd(const mb_args *a, mb_real *out)
+int quarter_car_inverse_dynamics_dzd(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     out[0] = 100.0;
     out[1] = 0.0;
     out[2] = 0.0;
     out[3] = a->p[0];
+    return MB_FN_OK;
 }
 
 /* quarter_car_inverse_dynamics_tangent: inverse_dynamics_tangent
  * 4 outputs, 4 written
  * 4 additions, 6 multiplications, 0 divisions, 0 function calls */
-void quarter_car_inverse_dynamics_tangent(const mb_args *a, mb_real *out)
+int quarter_car_inverse_dynamics_tangent(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     out[0] = 100.0*a->w[1] + (200000.0*a->w[0] + 340.0*a->w[2]);
     const mb_real t1 = 300.0*a->w[2];
     out[1] = t1;
     out[2] = t1;
     out[3] = a->w[0]*a->p[1] + t1 + a->w[1]*a->p[0];
+    return MB_FN_OK;
 }
 
 /* quarter_car_inverse_dynamics_dp: inverse_dynamics_dp
  * 4 outputs, 4 written
  * 0 additions, 0 multiplications, 0 divisions, 0 function calls */
-void quarter_car_inverse_dynamics_dp(const mb_args *a, mb_real *out)
+int quarter_car_inverse_dynamics_dp(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     out[0] = 0.0;
     out[1] = a->zd[1];
     out[2] = 0.0;
     out[3] = a->z[1];
+    return MB_FN_OK;
 }
 
 /* quarter_car_energy: energy
  * 2 outputs, 2 written
  * 3 additions, 9 multiplications, 0 divisions, 0 function calls */
-void quarter_car_energy(const mb_args *a, mb_real *out)
+int quarter_car_energy(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real t1 = a->zd[1] + a->zd[0];
     out[0] = 150.0*t1*t1 + 20.0*a->zd[0]*a->zd[0];
     out[1] = 0.5*a->z[1]*a->z[1]*a->p[1] + 100000.0*a->z[0]*a->z[0];
+    return MB_FN_OK;
 }
 
 /* quarter_car_total_mass: total_mass
  * 1 outputs, 1 written
  * 0 additions, 0 multiplications, 0 divisions, 0 function calls */
-void quarter_car_total_mass(const mb_args *a, mb_real *out)
+int quarter_car_total_mass(const mb_args *a, mb_real *out, mb_real *work)
 {
     (void)a;
+    (void)work;
     out[0] = 340.0;
+    return MB_FN_OK;
 }
 
 /* quarter_car_forward_dynamics: forward_dynamics
  * 2 outputs, 2 written
  * 5 additions, 6 multiplications, 3 divisions, 0 function calls */
-void quarter_car_forward_dynamics(const mb_args *a, mb_real *out)
+int quarter_car_forward_dynamics(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real t1 = -(a->zd[1]*a->p[0]) - a->z[1]*a->p[1];
     const mb_real t2 = (-300.0*(t1/300.0) + (-200000.0*a->z[0] - 100.0*a->zd[0]))/40.0;
     out[0] = t2;
     out[1] = (t1 - 300.0*t2)/300.0;
+    return MB_FN_OK;
 }
 
 /* quarter_car_forward_dynamics_dz_rhs: M and -dr/dy at zdd = forward dynamics
  * 8 outputs, 8 written
  * 1 additions, 0 multiplications, 0 divisions, 0 function calls */
-static void quarter_car_forward_dynamics_dz_rhs(const mb_args *a, mb_real *out)
+static int quarter_car_forward_dynamics_dz_rhs(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     out[0] = 340.0;
     out[1] = 300.0;
     out[2] = 300.0;
@@ -159,21 +185,25 @@ static void quarter_car_forward_dynamics_dz_rhs(const mb_args *a, mb_real *out)
     out[5] = 0.0;
     out[6] = 0.0;
     out[7] = -a->p[1];
+    return MB_FN_OK;
 }
 
-void quarter_car_forward_dynamics_dz(const mb_args *a, mb_real *out)
+int quarter_car_forward_dynamics_dz(const mb_args *a, mb_real *out, mb_real *work)
 {
-    mb_real w[8];
-    quarter_car_forward_dynamics_dz_rhs(a, w);
-    quarter_car_solve_spd(2, w, w + 4, 2);
-    for (int i = 0; i < 4; ++i) out[i] = w[4 + i];
+    int rc;
+    (void)quarter_car_forward_dynamics_dz_rhs(a, work, work + 8);
+    rc = quarter_car_solve_spd(2, work, work + 4, 2);
+    if (rc) return rc;
+    for (int i = 0; i < 4; ++i) out[i] = work[4 + i];
+    return MB_FN_OK;
 }
 
 /* quarter_car_forward_dynamics_dzd_rhs: M and -dr/dy at zdd = forward dynamics
  * 8 outputs, 8 written
  * 1 additions, 0 multiplications, 0 divisions, 0 function calls */
-static void quarter_car_forward_dynamics_dzd_rhs(const mb_args *a, mb_real *out)
+static int quarter_car_forward_dynamics_dzd_rhs(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     out[0] = 340.0;
     out[1] = 300.0;
     out[2] = 300.0;
@@ -182,21 +212,25 @@ static void quarter_car_forward_dynamics_dzd_rhs(const mb_args *a, mb_real *out)
     out[5] = 0.0;
     out[6] = 0.0;
     out[7] = -a->p[0];
+    return MB_FN_OK;
 }
 
-void quarter_car_forward_dynamics_dzd(const mb_args *a, mb_real *out)
+int quarter_car_forward_dynamics_dzd(const mb_args *a, mb_real *out, mb_real *work)
 {
-    mb_real w[8];
-    quarter_car_forward_dynamics_dzd_rhs(a, w);
-    quarter_car_solve_spd(2, w, w + 4, 2);
-    for (int i = 0; i < 4; ++i) out[i] = w[4 + i];
+    int rc;
+    (void)quarter_car_forward_dynamics_dzd_rhs(a, work, work + 8);
+    rc = quarter_car_solve_spd(2, work, work + 4, 2);
+    if (rc) return rc;
+    for (int i = 0; i < 4; ++i) out[i] = work[4 + i];
+    return MB_FN_OK;
 }
 
 /* quarter_car_forward_dynamics_dp_rhs: M and -dr/dy at zdd = forward dynamics
  * 8 outputs, 8 written
  * 2 additions, 0 multiplications, 0 divisions, 0 function calls */
-static void quarter_car_forward_dynamics_dp_rhs(const mb_args *a, mb_real *out)
+static int quarter_car_forward_dynamics_dp_rhs(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     out[0] = 340.0;
     out[1] = 300.0;
     out[2] = 300.0;
@@ -205,21 +239,25 @@ static void quarter_car_forward_dynamics_dp_rhs(const mb_args *a, mb_real *out)
     out[5] = -a->zd[1];
     out[6] = 0.0;
     out[7] = -a->z[1];
+    return MB_FN_OK;
 }
 
-void quarter_car_forward_dynamics_dp(const mb_args *a, mb_real *out)
+int quarter_car_forward_dynamics_dp(const mb_args *a, mb_real *out, mb_real *work)
 {
-    mb_real w[8];
-    quarter_car_forward_dynamics_dp_rhs(a, w);
-    quarter_car_solve_spd(2, w, w + 4, 2);
-    for (int i = 0; i < 4; ++i) out[i] = w[4 + i];
+    int rc;
+    (void)quarter_car_forward_dynamics_dp_rhs(a, work, work + 8);
+    rc = quarter_car_solve_spd(2, work, work + 4, 2);
+    if (rc) return rc;
+    for (int i = 0; i < 4; ++i) out[i] = work[4 + i];
+    return MB_FN_OK;
 }
 
 /* quarter_car_objective_comfort_integrand: objective_comfort_integrand
  * 9 outputs, 9 written
  * 2 additions, 5 multiplications, 0 divisions, 0 function calls */
-void quarter_car_objective_comfort_integrand(const mb_args *a, mb_real *out)
+int quarter_car_objective_comfort_integrand(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real t1 = a->zdd[0] + a->zdd[1];
     out[0] = 2000.0*(a->z[1]*a->z[1]) + t1*t1;
     out[1] = 0.0;
@@ -231,6 +269,7 @@ void quarter_car_objective_comfort_integrand(const mb_args *a, mb_real *out)
     out[6] = t2;
     out[7] = 0.0;
     out[8] = 0.0;
+    return MB_FN_OK;
 }
 
 static const char *const quarter_car_z_names[2] = {
@@ -263,6 +302,15 @@ static const mb_pattern quarter_car_inverse_dynamics_dp_pattern = { 2, 2, quarte
 static const int quarter_car_inverse_dynamics_tangent_pattern_colptr[3] = { 0, 2, 4 };
 static const int quarter_car_inverse_dynamics_tangent_pattern_rowind[4] = { 0, 1, 0, 1 };
 static const mb_pattern quarter_car_inverse_dynamics_tangent_pattern = { 2, 2, quarter_car_inverse_dynamics_tangent_pattern_colptr, quarter_car_inverse_dynamics_tangent_pattern_rowind };
+static const int quarter_car_forward_dynamics_dz_pattern_colptr[3] = { 0, 2, 4 };
+static const int quarter_car_forward_dynamics_dz_pattern_rowind[4] = { 0, 1, 0, 1 };
+static const mb_pattern quarter_car_forward_dynamics_dz_pattern = { 2, 2, quarter_car_forward_dynamics_dz_pattern_colptr, quarter_car_forward_dynamics_dz_pattern_rowind };
+static const int quarter_car_forward_dynamics_dzd_pattern_colptr[3] = { 0, 2, 4 };
+static const int quarter_car_forward_dynamics_dzd_pattern_rowind[4] = { 0, 1, 0, 1 };
+static const mb_pattern quarter_car_forward_dynamics_dzd_pattern = { 2, 2, quarter_car_forward_dynamics_dzd_pattern_colptr, quarter_car_forward_dynamics_dzd_pattern_rowind };
+static const int quarter_car_forward_dynamics_dp_pattern_colptr[3] = { 0, 2, 4 };
+static const int quarter_car_forward_dynamics_dp_pattern_rowind[4] = { 0, 1, 0, 1 };
+static const mb_pattern quarter_car_forward_dynamics_dp_pattern = { 2, 2, quarter_car_forward_dynamics_dp_pattern_colptr, quarter_car_forward_dynamics_dp_pattern_rowind };
 static const mb_objective quarter_car_objectives[1] = {
     { "comfort", quarter_car_objective_comfort_integrand, 0 }
 };
@@ -281,25 +329,29 @@ const mb_model quarter_car_model = {
     .independent = 0,
     .n_independent = 0,
     .simulate = { 2.0, 0.001, 9.9999999999999995e-07, "rk4", "tree" },
+    .nwork = 8,
     .mass = quarter_car_mass,
+    .mass_pattern = &quarter_car_mass_pattern,
     .forces = quarter_car_forces,
     .forces_nc = quarter_car_forces_nc,
     .inverse_dynamics = quarter_car_inverse_dynamics,
     .inverse_dynamics_dz = quarter_car_inverse_dynamics_dz,
+    .inverse_dynamics_dz_pattern = &quarter_car_inverse_dynamics_dz_pattern,
     .inverse_dynamics_dzd = quarter_car_inverse_dynamics_dzd,
+    .inverse_dynamics_dzd_pattern = &quarter_car_inverse_dynamics_dzd_pattern,
     .inverse_dynamics_dp = quarter_car_inverse_dynamics_dp,
+    .inverse_dynamics_dp_pattern = &quarter_car_inverse_dynamics_dp_pattern,
     .inverse_dynamics_tangent = quarter_car_inverse_dynamics_tangent,
+    .inverse_dynamics_tangent_pattern = &quarter_car_inverse_dynamics_tangent_pattern,
     .forward_dynamics = quarter_car_forward_dynamics,
     .forward_dynamics_dz = quarter_car_forward_dynamics_dz,
+    .forward_dynamics_dz_pattern = &quarter_car_forward_dynamics_dz_pattern,
     .forward_dynamics_dzd = quarter_car_forward_dynamics_dzd,
+    .forward_dynamics_dzd_pattern = &quarter_car_forward_dynamics_dzd_pattern,
     .forward_dynamics_dp = quarter_car_forward_dynamics_dp,
+    .forward_dynamics_dp_pattern = &quarter_car_forward_dynamics_dp_pattern,
     .energy = quarter_car_energy,
-    .mass_pattern = &quarter_car_mass_pattern,
-    .inverse_dynamics_dz_pattern = &quarter_car_inverse_dynamics_dz_pattern,
-    .inverse_dynamics_dzd_pattern = &quarter_car_inverse_dynamics_dzd_pattern,
-    .inverse_dynamics_dp_pattern = &quarter_car_inverse_dynamics_dp_pattern,
-    .inverse_dynamics_tangent_pattern = &quarter_car_inverse_dynamics_tangent_pattern,
+    .total_mass = quarter_car_total_mass,
     .nobj = 1, .objectives = quarter_car_objectives,
     .gravity = { 0.0, 0.0, 0.0 },
-    .total_mass = quarter_car_total_mass,
 };

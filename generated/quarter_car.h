@@ -14,20 +14,38 @@
 
 extern const mb_model quarter_car_model;
 
-void quarter_car_mass(const mb_args *a, mb_real *out);
-void quarter_car_forces(const mb_args *a, mb_real *out);
-void quarter_car_forces_nc(const mb_args *a, mb_real *out);
-void quarter_car_inverse_dynamics(const mb_args *a, mb_real *out);
-void quarter_car_inverse_dynamics_dz(const mb_args *a, mb_real *out);
-void quarter_car_inverse_dynamics_dzd(const mb_args *a, mb_real *out);
-void quarter_car_inverse_dynamics_tangent(const mb_args *a, mb_real *out);
-void quarter_car_inverse_dynamics_dp(const mb_args *a, mb_real *out);
-void quarter_car_energy(const mb_args *a, mb_real *out);
-void quarter_car_total_mass(const mb_args *a, mb_real *out);
-void quarter_car_forward_dynamics(const mb_args *a, mb_real *out);
-void quarter_car_forward_dynamics_dz(const mb_args *a, mb_real *out);
-void quarter_car_forward_dynamics_dzd(const mb_args *a, mb_real *out);
-void quarter_car_forward_dynamics_dp(const mb_args *a, mb_real *out);
-void quarter_car_objective_comfort_integrand(const mb_args *a, mb_real *out);
+int quarter_car_mass(const mb_args *a, mb_real *out, mb_real *work);
+#define quarter_car_mass_NWORK 0
+int quarter_car_forces(const mb_args *a, mb_real *out, mb_real *work);
+#define quarter_car_forces_NWORK 0
+int quarter_car_forces_nc(const mb_args *a, mb_real *out, mb_real *work);
+#define quarter_car_forces_nc_NWORK 0
+int quarter_car_inverse_dynamics(const mb_args *a, mb_real *out, mb_real *work);
+#define quarter_car_inverse_dynamics_NWORK 0
+int quarter_car_inverse_dynamics_dz(const mb_args *a, mb_real *out, mb_real *work);
+#define quarter_car_inverse_dynamics_dz_NWORK 0
+int quarter_car_inverse_dynamics_dzd(const mb_args *a, mb_real *out, mb_real *work);
+#define quarter_car_inverse_dynamics_dzd_NWORK 0
+int quarter_car_inverse_dynamics_tangent(const mb_args *a, mb_real *out, mb_real *work);
+#define quarter_car_inverse_dynamics_tangent_NWORK 0
+int quarter_car_inverse_dynamics_dp(const mb_args *a, mb_real *out, mb_real *work);
+#define quarter_car_inverse_dynamics_dp_NWORK 0
+int quarter_car_energy(const mb_args *a, mb_real *out, mb_real *work);
+#define quarter_car_energy_NWORK 0
+int quarter_car_total_mass(const mb_args *a, mb_real *out, mb_real *work);
+#define quarter_car_total_mass_NWORK 0
+int quarter_car_forward_dynamics(const mb_args *a, mb_real *out, mb_real *work);
+#define quarter_car_forward_dynamics_NWORK 0
+int quarter_car_forward_dynamics_dz(const mb_args *a, mb_real *out, mb_real *work);
+#define quarter_car_forward_dynamics_dz_NWORK 8
+int quarter_car_forward_dynamics_dzd(const mb_args *a, mb_real *out, mb_real *work);
+#define quarter_car_forward_dynamics_dzd_NWORK 8
+int quarter_car_forward_dynamics_dp(const mb_args *a, mb_real *out, mb_real *work);
+#define quarter_car_forward_dynamics_dp_NWORK 8
+int quarter_car_objective_comfort_integrand(const mb_args *a, mb_real *out, mb_real *work);
+#define quarter_car_objective_comfort_integrand_NWORK 0
+
+/* The largest workspace of any function above, in mb_reals. */
+#define quarter_car_NWORK 8
 
 #endif

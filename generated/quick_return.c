@@ -2,12 +2,14 @@
  * 5 coordinates; all functions: 1739 additions, 2476 multiplications, 44 divisions, 132 calls. */
 #include "quick_return.h"
 
-/* Solves M X = B in place for n x m column-major B by Cholesky; M (n x n) is overwritten. */
-static void quick_return_solve_spd(int n, mb_real *M, mb_real *B, int m)
+/* Solves M X = B in place for n x m column-major B by Cholesky; M (n x n) is overwritten. Returns
+ * MB_FN_SINGULAR at a pivot that is not positive and finite. */
+static int quick_return_solve_spd(int n, mb_real *M, mb_real *B, int m)
 {
     for (int j = 0; j < n; ++j) {
         mb_real d = M[j + j * n];
         for (int k = 0; k < j; ++k) d -= M[j + k * n] * M[j + k * n];
+        if (!MB_PIVOT_OK(d)) return MB_FN_SINGULAR;
         d = MB_SQRT(d);
         M[j + j * n] = d;
         for (int i = j + 1; i < n; ++i) {
@@ -29,13 +31,15 @@ static void quick_return_solve_spd(int n, mb_real *M, mb_real *B, int m)
             x[i] = s / M[i + i * n];
         }
     }
+    return MB_FN_OK;
 }
 
 /* quick_return_mass: mass
  * 25 outputs, 25 written
  * 50 additions, 73 multiplications, 0 divisions, 6 function calls */
-void quick_return_mass(const mb_args *a, mb_real *out)
+int quick_return_mass(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
     const mb_real t1 = a->z[1]*c0;
@@ -91,13 +95,15 @@ void quick_return_mass(const mb_args *a, mb_real *out)
     out[22] = 0.0;
     out[23] = t21;
     out[24] = t21;
+    return MB_FN_OK;
 }
 
 /* quick_return_forces: forces
  * 5 outputs, 5 written
  * 86 additions, 132 multiplications, 0 divisions, 6 function calls */
-void quick_return_forces(const mb_args *a, mb_real *out)
+int quick_return_forces(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
     const mb_real t1 = -0.5*a->zd[0]*a->z[1]*s0 + 0.5*a->zd[1]*c0;
@@ -152,26 +158,30 @@ void quick_return_forces(const mb_args *a, mb_real *out)
     const mb_real t43 = 3.0*t27 - t33*t31;
     out[3] = -(-0.6*c0*(t37*t22 + t23 + t42) + 0.6*s0*(t43 + (t26 - t22*t38)) + t39);
     out[4] = -(-(t18*t42) + t43*t21 + t34);
+    return MB_FN_OK;
 }
 
 /* quick_return_forces_nc: forces_nc
  * 5 outputs, 5 written
  * 0 additions, 0 multiplications, 0 divisions, 0 function calls */
-void quick_return_forces_nc(const mb_args *a, mb_real *out)
+int quick_return_forces_nc(const mb_args *a, mb_real *out, mb_real *work)
 {
     (void)a;
+    (void)work;
     out[0] = 0.0;
     out[1] = 0.0;
     out[2] = 0.0;
     out[3] = 0.0;
     out[4] = 0.0;
+    return MB_FN_OK;
 }
 
 /* quick_return_inverse_dynamics: inverse_dynamics
  * 5 outputs, 5 written
  * 122 additions, 175 multiplications, 0 divisions, 6 function calls */
-void quick_return_inverse_dynamics(const mb_args *a, mb_real *out)
+int quick_return_inverse_dynamics(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
     const mb_real t1 = -0.5*a->zd[0]*a->z[1]*s0 + 0.5*a->zd[1]*c0;
@@ -231,13 +241,15 @@ void quick_return_inverse_dynamics(const mb_args *a, mb_real *out)
     const mb_real t48 = 3.0*t36*t33 + 3.0*t35 + t39*t40;
     out[3] = 0.6*(-(t21*t18) + t25 - t28*t31 + t47)*s0 - 0.6*c0*(t29*t28 + (t26 + t18*t24) + t48) + t43;
     out[4] = -(t33*t48) + t47*t32 + t42;
+    return MB_FN_OK;
 }
 
 /* quick_return_inverse_dynamics_dz: inverse_dynamics_dz
  * 25 outputs, 25 written
  * 145 additions, 195 multiplications, 0 divisions, 6 function calls */
-void quick_return_inverse_dynamics_dz(const mb_args *a, mb_real *out)
+int quick_return_inverse_dynamics_dz(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
     const mb_real t1 = 0.6*s0;
@@ -324,13 +336,15 @@ void quick_return_inverse_dynamics_dz(const mb_args *a, mb_real *out)
     const mb_real t55 = t41 + 3.0*t52;
     out[23] = 0.6*t54*s0 - 0.6*t55*c0 + t53;
     out[24] = -(t55*t38) + t54*t4 + t53;
+    return MB_FN_OK;
 }
 
 /* quick_return_inverse_dynamics_dzd: inverse_dynamics_dzd
  * 25 outputs, 25 written
  * 87 additions, 160 multiplications, 0 divisions, 6 function calls */
-void quick_return_inverse_dynamics_dzd(const mb_args *a, mb_real *out)
+int quick_return_inverse_dynamics_dzd(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
     const mb_real t1 = a->zd[1]*c0;
@@ -406,13 +420,15 @@ void quick_return_inverse_dynamics_dzd(const mb_args *a, mb_real *out)
     const mb_real t44 = 2.0*t31 + 6.0*t40;
     out[23] = 0.6*t43*s0 - 0.6*c0*t44 + t42;
     out[24] = t43*t18 - t16*t44 + t42;
+    return MB_FN_OK;
 }
 
 /* quick_return_inverse_dynamics_tangent: inverse_dynamics_tangent
  * 25 outputs, 25 written
  * 237 additions, 363 multiplications, 0 divisions, 6 function calls */
-void quick_return_inverse_dynamics_tangent(const mb_args *a, mb_real *out)
+int quick_return_inverse_dynamics_tangent(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
     const mb_real t1 = a->zd[1]*c0;
@@ -530,13 +546,15 @@ void quick_return_inverse_dynamics_tangent(const mb_args *a, mb_real *out)
     const mb_real t86 = a->w[1]*(2.0*t48 + 6.0*t75) + (t72 + 3.0*t83)*a->w[0];
     out[23] = 0.6*t85*s0 - 0.6*c0*t86 + t84;
     out[24] = t84 + (-(t16*t86) + t85*t18);
+    return MB_FN_OK;
 }
 
 /* quick_return_energy: energy
  * 2 outputs, 2 written
  * 63 additions, 116 multiplications, 0 divisions, 6 function calls */
-void quick_return_energy(const mb_args *a, mb_real *out)
+int quick_return_energy(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
     const mb_real s2 = MB_SIN(a->z[2]);
@@ -566,13 +584,15 @@ void quick_return_energy(const mb_args *a, mb_real *out)
     const mb_real t21 = t6 + 0.5*(-0.6*a->zd[3]*c0*(t9*t10 + t11) + 0.6*(t12 - t15*t10)*a->zd[3]*s0 + ((0.0075 + (t15*t15 + t9*t9))*t10 + (-0.6*a->zd[3]*c0*t9 - 0.6*t15*a->zd[3]*s0))*t10) + 0.5*(t16*(t16*(0.05 + 3.0*(t17*t17 + t18*t18)) + (3.0*t17*t19 - 3.0*t18*t20)) + (t20*(3.0*t20 - 3.0*t16*t18) + (3.0*t16*t17 + 3.0*t19)*t19));
     out[0] = t21;
     out[1] = 29.43*t18 + (9.81*t2 + (5.886*s0 + 4.905*a->z[1]*s0) + 9.81*t15);
+    return MB_FN_OK;
 }
 
 /* quick_return_points: points
  * 3 outputs, 3 written
  * 4 additions, 8 multiplications, 0 divisions, 4 function calls */
-void quick_return_points(const mb_args *a, mb_real *out)
+int quick_return_points(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s3 = MB_SIN(a->z[3]);
     const mb_real c3 = MB_COS(a->z[3]);
     const mb_real s0 = MB_SIN(a->z[0]);
@@ -580,13 +600,15 @@ void quick_return_points(const mb_args *a, mb_real *out)
     out[0] = 0.3*(c3*c0 - s3*s0) + 0.6*c0;
     out[1] = 0.3*(c3*s0 + c0*s3) + 0.6*s0;
     out[2] = 0.0;
+    return MB_FN_OK;
 }
 
 /* quick_return_points_dz: points_dz
  * 15 outputs, 15 written
  * 7 additions, 9 multiplications, 0 divisions, 4 function calls */
-void quick_return_points_dz(const mb_args *a, mb_real *out)
+int quick_return_points_dz(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s3 = MB_SIN(a->z[3]);
     const mb_real c3 = MB_COS(a->z[3]);
     const mb_real s0 = MB_SIN(a->z[0]);
@@ -609,22 +631,26 @@ void quick_return_points_dz(const mb_args *a, mb_real *out)
     out[12] = 0.0;
     out[13] = 0.0;
     out[14] = 0.0;
+    return MB_FN_OK;
 }
 
 /* quick_return_total_mass: total_mass
  * 1 outputs, 1 written
  * 0 additions, 0 multiplications, 0 divisions, 0 function calls */
-void quick_return_total_mass(const mb_args *a, mb_real *out)
+int quick_return_total_mass(const mb_args *a, mb_real *out, mb_real *work)
 {
     (void)a;
+    (void)work;
     out[0] = 7.5;
+    return MB_FN_OK;
 }
 
 /* quick_return_forward_dynamics: forward_dynamics
  * 5 outputs, 5 written
  * 174 additions, 233 multiplications, 22 divisions, 6 function calls */
-void quick_return_forward_dynamics(const mb_args *a, mb_real *out)
+int quick_return_forward_dynamics(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
     const mb_real t1 = a->z[1]*c0;
@@ -712,13 +738,15 @@ void quick_return_forward_dynamics(const mb_args *a, mb_real *out)
     const mb_real t76 = (-t71 - (t37*(9.81 + 0.6*a->zd[0]*a->zd[3]*s0) + 0.6*a->zd[0]*a->zd[3]*c0*t38 + t36*t73))/t39;
     out[3] = t76;
     out[4] = (-(t34*(t73 + t76)) - t69)/t34;
+    return MB_FN_OK;
 }
 
 /* quick_return_forward_dynamics_dz_rhs: M and -dr/dy at zdd = forward dynamics
  * 50 outputs, 50 written
  * 284 additions, 359 multiplications, 22 divisions, 6 function calls */
-static void quick_return_forward_dynamics_dz_rhs(const mb_args *a, mb_real *out)
+static int quick_return_forward_dynamics_dz_rhs(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
     const mb_real t1 = 0.06 + 2.0*(0.09*c0*c0 + 0.09*s0*s0);
@@ -907,21 +935,25 @@ static void quick_return_forward_dynamics_dz_rhs(const mb_args *a, mb_real *out)
     const mb_real t132 = 3.0*t129 - t120;
     out[48] = -(-0.6*t131*c0 + 0.6*t132*s0 + t130);
     out[49] = -(t16*t132 - t131*t15 + t130);
+    return MB_FN_OK;
 }
 
-void quick_return_forward_dynamics_dz(const mb_args *a, mb_real *out)
+int quick_return_forward_dynamics_dz(const mb_args *a, mb_real *out, mb_real *work)
 {
-    mb_real w[50];
-    quick_return_forward_dynamics_dz_rhs(a, w);
-    quick_return_solve_spd(5, w, w + 25, 5);
-    for (int i = 0; i < 25; ++i) out[i] = w[25 + i];
+    int rc;
+    (void)quick_return_forward_dynamics_dz_rhs(a, work, work + 50);
+    rc = quick_return_solve_spd(5, work, work + 25, 5);
+    if (rc) return rc;
+    for (int i = 0; i < 25; ++i) out[i] = work[25 + i];
+    return MB_FN_OK;
 }
 
 /* quick_return_forward_dynamics_dzd_rhs: M and -dr/dy at zdd = forward dynamics
  * 50 outputs, 50 written
  * 133 additions, 209 multiplications, 0 divisions, 6 function calls */
-static void quick_return_forward_dynamics_dzd_rhs(const mb_args *a, mb_real *out)
+static int quick_return_forward_dynamics_dzd_rhs(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
     const mb_real t1 = a->z[1]*c0;
@@ -1036,21 +1068,25 @@ static void quick_return_forward_dynamics_dzd_rhs(const mb_args *a, mb_real *out
     const mb_real t58 = 2.0*t45 + 6.0*t54;
     out[48] = -(0.6*t57*s0 - 0.6*c0*t58 + t56);
     out[49] = -(t57*t13 - t12*t58 + t56);
+    return MB_FN_OK;
 }
 
-void quick_return_forward_dynamics_dzd(const mb_args *a, mb_real *out)
+int quick_return_forward_dynamics_dzd(const mb_args *a, mb_real *out, mb_real *work)
 {
-    mb_real w[50];
-    quick_return_forward_dynamics_dzd_rhs(a, w);
-    quick_return_solve_spd(5, w, w + 25, 5);
-    for (int i = 0; i < 25; ++i) out[i] = w[25 + i];
+    int rc;
+    (void)quick_return_forward_dynamics_dzd_rhs(a, work, work + 50);
+    rc = quick_return_solve_spd(5, work, work + 25, 5);
+    if (rc) return rc;
+    for (int i = 0; i < 25; ++i) out[i] = work[25 + i];
+    return MB_FN_OK;
 }
 
 /* quick_return_constraints: constraints
  * 4 outputs, 4 written
  * 12 additions, 16 multiplications, 0 divisions, 8 function calls */
-void quick_return_constraints(const mb_args *a, mb_real *out)
+int quick_return_constraints(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
     const mb_real s2 = MB_SIN(a->z[2]);
@@ -1064,13 +1100,15 @@ void quick_return_constraints(const mb_args *a, mb_real *out)
     const mb_real t1 = c3*s0 + c0*s3;
     out[2] = -((c3*c0 - s3*s0)*s4 + c4*t1);
     out[3] = -0.75 + (0.3*t1 + 0.6*s0);
+    return MB_FN_OK;
 }
 
 /* quick_return_constraints_dz: constraints_dz
  * 20 outputs, 20 written
  * 16 additions, 17 multiplications, 0 divisions, 8 function calls */
-void quick_return_constraints_dz(const mb_args *a, mb_real *out)
+int quick_return_constraints_dz(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
     const mb_real s2 = MB_SIN(a->z[2]);
@@ -1107,25 +1145,29 @@ void quick_return_constraints_dz(const mb_args *a, mb_real *out)
     out[17] = 0.0;
     out[18] = -(-((t3 + t4)*s4) + t6);
     out[19] = 0.0;
+    return MB_FN_OK;
 }
 
 /* quick_return_constraints_dt: constraints_dt
  * 4 outputs, 4 written
  * 0 additions, 0 multiplications, 0 divisions, 0 function calls */
-void quick_return_constraints_dt(const mb_args *a, mb_real *out)
+int quick_return_constraints_dt(const mb_args *a, mb_real *out, mb_real *work)
 {
     (void)a;
+    (void)work;
     out[0] = 0.0;
     out[1] = 0.0;
     out[2] = 0.0;
     out[3] = 0.0;
+    return MB_FN_OK;
 }
 
 /* quick_return_constraint_bias: constraint_bias
  * 4 outputs, 4 written
  * 37 additions, 50 multiplications, 0 divisions, 8 function calls */
-void quick_return_constraint_bias(const mb_args *a, mb_real *out)
+int quick_return_constraint_bias(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
     const mb_real t1 = a->zd[1]*s0;
@@ -1144,13 +1186,15 @@ void quick_return_constraint_bias(const mb_args *a, mb_real *out)
     out[2] = t4*t4*((c3*c0 - s3*s0)*s4 + c4*t5);
     const mb_real t6 = 0.3*t5 + 0.6*s0;
     out[3] = -9.81 + (a->zd[4]*(-0.6*a->zd[3]*s0 + t6*(a->zd[0] + a->zd[3])) + (9.81 + 0.6*a->zd[0]*a->zd[3]*s0)) + t4*(-(t4*t6) + (0.6*a->zd[3]*s0 + a->zd[4]*t6));
+    return MB_FN_OK;
 }
 
 /* quick_return_constraint_bias_dz: constraint_bias_dz
  * 20 outputs, 20 written
  * 44 additions, 77 multiplications, 0 divisions, 8 function calls */
-void quick_return_constraint_bias_dz(const mb_args *a, mb_real *out)
+int quick_return_constraint_bias_dz(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
     const mb_real t1 = a->zd[1]*c0;
@@ -1192,13 +1236,15 @@ void quick_return_constraint_bias_dz(const mb_args *a, mb_real *out)
     out[17] = 0.0;
     out[18] = t6*t6*(-((t7 + t8)*s4) + t10);
     out[19] = 0.0;
+    return MB_FN_OK;
 }
 
 /* quick_return_constraint_bias_dzd: constraint_bias_dzd
  * 20 outputs, 20 written
  * 54 additions, 50 multiplications, 0 divisions, 8 function calls */
-void quick_return_constraint_bias_dzd(const mb_args *a, mb_real *out)
+int quick_return_constraint_bias_dzd(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
     const mb_real t1 = a->z[1]*c0;
@@ -1248,13 +1294,15 @@ void quick_return_constraint_bias_dzd(const mb_args *a, mb_real *out)
     out[17] = 0.0;
     out[18] = t16;
     out[19] = t21 + (-0.6*a->zd[3]*s0 + t18*(a->zd[0] + a->zd[3]));
+    return MB_FN_OK;
 }
 
 /* quick_return_constraints_dz_tw_dz: constraints_dz_tw_dz
  * 25 outputs, 25 written
  * 53 additions, 77 multiplications, 0 divisions, 8 function calls */
-void quick_return_constraints_dz_tw_dz(const mb_args *a, mb_real *out)
+int quick_return_constraints_dz_tw_dz(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
     const mb_real s3 = MB_SIN(a->z[3]);
@@ -1305,13 +1353,15 @@ void quick_return_constraints_dz_tw_dz(const mb_args *a, mb_real *out)
     out[22] = 0.0;
     out[23] = c3*(a->w[2]*c4*s0 + t12) - (-(a->w[2]*c4*c0) + t10)*s3;
     out[24] = a->w[2]*c4*(t14 + t15) + t16;
+    return MB_FN_OK;
 }
 
 /* quick_return_constraint_vel_dz: constraint_vel_dz
  * 20 outputs, 20 written
  * 29 additions, 43 multiplications, 0 divisions, 8 function calls */
-void quick_return_constraint_vel_dz(const mb_args *a, mb_real *out)
+int quick_return_constraint_vel_dz(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
     const mb_real s2 = MB_SIN(a->z[2]);
@@ -1350,13 +1400,15 @@ void quick_return_constraint_vel_dz(const mb_args *a, mb_real *out)
     out[17] = 0.0;
     out[18] = -(t4*(t6 - (t8 - t7)*s4));
     out[19] = 0.0;
+    return MB_FN_OK;
 }
 
 /* quick_return_constraint_acc_dz: constraint_acc_dz
  * 20 outputs, 20 written
  * 102 additions, 114 multiplications, 0 divisions, 8 function calls */
-void quick_return_constraint_acc_dz(const mb_args *a, mb_real *out)
+int quick_return_constraint_acc_dz(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
     const mb_real t1 = -(a->zd[1]*a->zd[0]*c0);
@@ -1424,6 +1476,7 @@ void quick_return_constraint_acc_dz(const mb_args *a, mb_real *out)
     const mb_real t39 = -(t15*t15*(-((t16 + t17)*s4) + t22));
     out[18] = t39 - (t24*(t25 - t21*s4) + t39);
     out[19] = 0.0;
+    return MB_FN_OK;
 }
 
 static const char *const quick_return_z_names[5] = {
@@ -1457,9 +1510,33 @@ static const mb_pattern quick_return_inverse_dynamics_dzd_pattern = { 5, 5, quic
 static const int quick_return_inverse_dynamics_tangent_pattern_colptr[6] = { 0, 5, 8, 11, 14, 17 };
 static const int quick_return_inverse_dynamics_tangent_pattern_rowind[17] = { 0, 1, 2, 3, 4, 0, 1, 2, 0, 1, 2, 0, 3, 4, 0, 3, 4 };
 static const mb_pattern quick_return_inverse_dynamics_tangent_pattern = { 5, 5, quick_return_inverse_dynamics_tangent_pattern_colptr, quick_return_inverse_dynamics_tangent_pattern_rowind };
+static const int quick_return_forward_dynamics_dz_pattern_colptr[6] = { 0, 5, 8, 11, 14, 17 };
+static const int quick_return_forward_dynamics_dz_pattern_rowind[17] = { 0, 1, 2, 3, 4, 0, 1, 2, 0, 1, 2, 0, 3, 4, 0, 3, 4 };
+static const mb_pattern quick_return_forward_dynamics_dz_pattern = { 5, 5, quick_return_forward_dynamics_dz_pattern_colptr, quick_return_forward_dynamics_dz_pattern_rowind };
+static const int quick_return_forward_dynamics_dzd_pattern_colptr[6] = { 0, 5, 8, 11, 14, 17 };
+static const int quick_return_forward_dynamics_dzd_pattern_rowind[17] = { 0, 1, 2, 3, 4, 0, 1, 2, 0, 1, 2, 0, 3, 4, 0, 3, 4 };
+static const mb_pattern quick_return_forward_dynamics_dzd_pattern = { 5, 5, quick_return_forward_dynamics_dzd_pattern_colptr, quick_return_forward_dynamics_dzd_pattern_rowind };
+static const int quick_return_points_dz_pattern_colptr[6] = { 0, 2, 2, 2, 4, 4 };
+static const int quick_return_points_dz_pattern_rowind[4] = { 0, 1, 0, 1 };
+static const mb_pattern quick_return_points_dz_pattern = { 3, 5, quick_return_points_dz_pattern_colptr, quick_return_points_dz_pattern_rowind };
 static const int quick_return_constraints_dz_pattern_colptr[6] = { 0, 4, 6, 8, 10, 11 };
 static const int quick_return_constraints_dz_pattern_rowind[11] = { 0, 1, 2, 3, 0, 1, 0, 1, 2, 3, 2 };
 static const mb_pattern quick_return_constraints_dz_pattern = { 4, 5, quick_return_constraints_dz_pattern_colptr, quick_return_constraints_dz_pattern_rowind };
+static const int quick_return_constraint_bias_dz_pattern_colptr[6] = { 0, 4, 6, 8, 10, 11 };
+static const int quick_return_constraint_bias_dz_pattern_rowind[11] = { 0, 1, 2, 3, 0, 1, 0, 1, 2, 3, 2 };
+static const mb_pattern quick_return_constraint_bias_dz_pattern = { 4, 5, quick_return_constraint_bias_dz_pattern_colptr, quick_return_constraint_bias_dz_pattern_rowind };
+static const int quick_return_constraint_bias_dzd_pattern_colptr[6] = { 0, 4, 6, 8, 10, 12 };
+static const int quick_return_constraint_bias_dzd_pattern_rowind[12] = { 0, 1, 2, 3, 0, 1, 0, 1, 2, 3, 2, 3 };
+static const mb_pattern quick_return_constraint_bias_dzd_pattern = { 4, 5, quick_return_constraint_bias_dzd_pattern_colptr, quick_return_constraint_bias_dzd_pattern_rowind };
+static const int quick_return_constraints_dz_tw_dz_pattern_colptr[6] = { 0, 5, 6, 8, 11, 14 };
+static const int quick_return_constraints_dz_tw_dz_pattern_rowind[14] = { 0, 1, 2, 3, 4, 0, 0, 2, 0, 3, 4, 0, 3, 4 };
+static const mb_pattern quick_return_constraints_dz_tw_dz_pattern = { 5, 5, quick_return_constraints_dz_tw_dz_pattern_colptr, quick_return_constraints_dz_tw_dz_pattern_rowind };
+static const int quick_return_constraint_vel_dz_pattern_colptr[6] = { 0, 4, 6, 8, 10, 11 };
+static const int quick_return_constraint_vel_dz_pattern_rowind[11] = { 0, 1, 2, 3, 0, 1, 0, 1, 2, 3, 2 };
+static const mb_pattern quick_return_constraint_vel_dz_pattern = { 4, 5, quick_return_constraint_vel_dz_pattern_colptr, quick_return_constraint_vel_dz_pattern_rowind };
+static const int quick_return_constraint_acc_dz_pattern_colptr[6] = { 0, 4, 6, 8, 10, 11 };
+static const int quick_return_constraint_acc_dz_pattern_rowind[11] = { 0, 1, 2, 3, 0, 1, 0, 1, 2, 3, 2 };
+static const mb_pattern quick_return_constraint_acc_dz_pattern = { 4, 5, quick_return_constraint_acc_dz_pattern_colptr, quick_return_constraint_acc_dz_pattern_rowind };
 
 const mb_model quick_return_model = {
     .name = "quick_return",
@@ -1475,33 +1552,42 @@ const mb_model quick_return_model = {
     .independent = 0,
     .n_independent = 0,
     .simulate = { 2.0, 0.001, 9.9999999999999995e-07, "rk4", "matrix_r" },
+    .nwork = 50,
     .mass = quick_return_mass,
+    .mass_pattern = &quick_return_mass_pattern,
     .forces = quick_return_forces,
     .forces_nc = quick_return_forces_nc,
     .inverse_dynamics = quick_return_inverse_dynamics,
     .inverse_dynamics_dz = quick_return_inverse_dynamics_dz,
+    .inverse_dynamics_dz_pattern = &quick_return_inverse_dynamics_dz_pattern,
     .inverse_dynamics_dzd = quick_return_inverse_dynamics_dzd,
+    .inverse_dynamics_dzd_pattern = &quick_return_inverse_dynamics_dzd_pattern,
     .inverse_dynamics_tangent = quick_return_inverse_dynamics_tangent,
+    .inverse_dynamics_tangent_pattern = &quick_return_inverse_dynamics_tangent_pattern,
     .forward_dynamics = quick_return_forward_dynamics,
     .forward_dynamics_dz = quick_return_forward_dynamics_dz,
+    .forward_dynamics_dz_pattern = &quick_return_forward_dynamics_dz_pattern,
     .forward_dynamics_dzd = quick_return_forward_dynamics_dzd,
+    .forward_dynamics_dzd_pattern = &quick_return_forward_dynamics_dzd_pattern,
     .energy = quick_return_energy,
     .points = quick_return_points,
     .points_dz = quick_return_points_dz,
+    .points_dz_pattern = &quick_return_points_dz_pattern,
     .constraints = quick_return_constraints,
     .constraints_dz = quick_return_constraints_dz,
+    .constraints_dz_pattern = &quick_return_constraints_dz_pattern,
     .constraints_dt = quick_return_constraints_dt,
     .constraint_bias = quick_return_constraint_bias,
     .constraint_bias_dz = quick_return_constraint_bias_dz,
+    .constraint_bias_dz_pattern = &quick_return_constraint_bias_dz_pattern,
     .constraint_bias_dzd = quick_return_constraint_bias_dzd,
+    .constraint_bias_dzd_pattern = &quick_return_constraint_bias_dzd_pattern,
     .constraints_dz_tw_dz = quick_return_constraints_dz_tw_dz,
-    .mass_pattern = &quick_return_mass_pattern,
-    .inverse_dynamics_dz_pattern = &quick_return_inverse_dynamics_dz_pattern,
-    .inverse_dynamics_dzd_pattern = &quick_return_inverse_dynamics_dzd_pattern,
-    .inverse_dynamics_tangent_pattern = &quick_return_inverse_dynamics_tangent_pattern,
-    .constraints_dz_pattern = &quick_return_constraints_dz_pattern,
+    .constraints_dz_tw_dz_pattern = &quick_return_constraints_dz_tw_dz_pattern,
     .constraint_vel_dz = quick_return_constraint_vel_dz,
+    .constraint_vel_dz_pattern = &quick_return_constraint_vel_dz_pattern,
     .constraint_acc_dz = quick_return_constraint_acc_dz,
-    .gravity = { 0.0, -9.8100000000000005, 0.0 },
+    .constraint_acc_dz_pattern = &quick_return_constraint_acc_dz_pattern,
     .total_mass = quick_return_total_mass,
+    .gravity = { 0.0, -9.8100000000000005, 0.0 },
 };

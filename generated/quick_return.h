@@ -14,28 +14,54 @@
 
 extern const mb_model quick_return_model;
 
-void quick_return_mass(const mb_args *a, mb_real *out);
-void quick_return_forces(const mb_args *a, mb_real *out);
-void quick_return_forces_nc(const mb_args *a, mb_real *out);
-void quick_return_inverse_dynamics(const mb_args *a, mb_real *out);
-void quick_return_inverse_dynamics_dz(const mb_args *a, mb_real *out);
-void quick_return_inverse_dynamics_dzd(const mb_args *a, mb_real *out);
-void quick_return_inverse_dynamics_tangent(const mb_args *a, mb_real *out);
-void quick_return_energy(const mb_args *a, mb_real *out);
-void quick_return_points(const mb_args *a, mb_real *out);
-void quick_return_points_dz(const mb_args *a, mb_real *out);
-void quick_return_total_mass(const mb_args *a, mb_real *out);
-void quick_return_forward_dynamics(const mb_args *a, mb_real *out);
-void quick_return_forward_dynamics_dz(const mb_args *a, mb_real *out);
-void quick_return_forward_dynamics_dzd(const mb_args *a, mb_real *out);
-void quick_return_constraints(const mb_args *a, mb_real *out);
-void quick_return_constraints_dz(const mb_args *a, mb_real *out);
-void quick_return_constraints_dt(const mb_args *a, mb_real *out);
-void quick_return_constraint_bias(const mb_args *a, mb_real *out);
-void quick_return_constraint_bias_dz(const mb_args *a, mb_real *out);
-void quick_return_constraint_bias_dzd(const mb_args *a, mb_real *out);
-void quick_return_constraints_dz_tw_dz(const mb_args *a, mb_real *out);
-void quick_return_constraint_vel_dz(const mb_args *a, mb_real *out);
-void quick_return_constraint_acc_dz(const mb_args *a, mb_real *out);
+int quick_return_mass(const mb_args *a, mb_real *out, mb_real *work);
+#define quick_return_mass_NWORK 0
+int quick_return_forces(const mb_args *a, mb_real *out, mb_real *work);
+#define quick_return_forces_NWORK 0
+int quick_return_forces_nc(const mb_args *a, mb_real *out, mb_real *work);
+#define quick_return_forces_nc_NWORK 0
+int quick_return_inverse_dynamics(const mb_args *a, mb_real *out, mb_real *work);
+#define quick_return_inverse_dynamics_NWORK 0
+int quick_return_inverse_dynamics_dz(const mb_args *a, mb_real *out, mb_real *work);
+#define quick_return_inverse_dynamics_dz_NWORK 0
+int quick_return_inverse_dynamics_dzd(const mb_args *a, mb_real *out, mb_real *work);
+#define quick_return_inverse_dynamics_dzd_NWORK 0
+int quick_return_inverse_dynamics_tangent(const mb_args *a, mb_real *out, mb_real *work);
+#define quick_return_inverse_dynamics_tangent_NWORK 0
+int quick_return_energy(const mb_args *a, mb_real *out, mb_real *work);
+#define quick_return_energy_NWORK 0
+int quick_return_points(const mb_args *a, mb_real *out, mb_real *work);
+#define quick_return_points_NWORK 0
+int quick_return_points_dz(const mb_args *a, mb_real *out, mb_real *work);
+#define quick_return_points_dz_NWORK 0
+int quick_return_total_mass(const mb_args *a, mb_real *out, mb_real *work);
+#define quick_return_total_mass_NWORK 0
+int quick_return_forward_dynamics(const mb_args *a, mb_real *out, mb_real *work);
+#define quick_return_forward_dynamics_NWORK 0
+int quick_return_forward_dynamics_dz(const mb_args *a, mb_real *out, mb_real *work);
+#define quick_return_forward_dynamics_dz_NWORK 50
+int quick_return_forward_dynamics_dzd(const mb_args *a, mb_real *out, mb_real *work);
+#define quick_return_forward_dynamics_dzd_NWORK 50
+int quick_return_constraints(const mb_args *a, mb_real *out, mb_real *work);
+#define quick_return_constraints_NWORK 0
+int quick_return_constraints_dz(const mb_args *a, mb_real *out, mb_real *work);
+#define quick_return_constraints_dz_NWORK 0
+int quick_return_constraints_dt(const mb_args *a, mb_real *out, mb_real *work);
+#define quick_return_constraints_dt_NWORK 0
+int quick_return_constraint_bias(const mb_args *a, mb_real *out, mb_real *work);
+#define quick_return_constraint_bias_NWORK 0
+int quick_return_constraint_bias_dz(const mb_args *a, mb_real *out, mb_real *work);
+#define quick_return_constraint_bias_dz_NWORK 0
+int quick_return_constraint_bias_dzd(const mb_args *a, mb_real *out, mb_real *work);
+#define quick_return_constraint_bias_dzd_NWORK 0
+int quick_return_constraints_dz_tw_dz(const mb_args *a, mb_real *out, mb_real *work);
+#define quick_return_constraints_dz_tw_dz_NWORK 0
+int quick_return_constraint_vel_dz(const mb_args *a, mb_real *out, mb_real *work);
+#define quick_return_constraint_vel_dz_NWORK 0
+int quick_return_constraint_acc_dz(const mb_args *a, mb_real *out, mb_real *work);
+#define quick_return_constraint_acc_dz_NWORK 0
+
+/* The largest workspace of any function above, in mb_reals. */
+#define quick_return_NWORK 50
 
 #endif

@@ -14,33 +14,64 @@
 
 extern const mb_model sedan_model;
 
-void sedan_mass(const mb_args *a, mb_real *out);
-void sedan_forces(const mb_args *a, mb_real *out);
-void sedan_forces_nc(const mb_args *a, mb_real *out);
-void sedan_inverse_dynamics(const mb_args *a, mb_real *out);
-void sedan_inverse_dynamics_dz(const mb_args *a, mb_real *out);
-void sedan_inverse_dynamics_dzd(const mb_args *a, mb_real *out);
-void sedan_inverse_dynamics_tangent(const mb_args *a, mb_real *out);
-void sedan_inverse_dynamics_dp(const mb_args *a, mb_real *out);
-void sedan_energy(const mb_args *a, mb_real *out);
-void sedan_points(const mb_args *a, mb_real *out);
-void sedan_points_dz(const mb_args *a, mb_real *out);
-void sedan_total_mass(const mb_args *a, mb_real *out);
-void sedan_tyres(const mb_args *a, mb_real *out);
-void sedan_forward_dynamics(const mb_args *a, mb_real *out);
-void sedan_constraints(const mb_args *a, mb_real *out);
-void sedan_constraints_dz(const mb_args *a, mb_real *out);
-void sedan_constraints_dp(const mb_args *a, mb_real *out);
-void sedan_constraints_dt(const mb_args *a, mb_real *out);
-void sedan_constraint_bias(const mb_args *a, mb_real *out);
-void sedan_constraint_bias_dz(const mb_args *a, mb_real *out);
-void sedan_constraint_bias_dzd(const mb_args *a, mb_real *out);
-void sedan_constraint_bias_dp(const mb_args *a, mb_real *out);
-void sedan_constraints_dz_tw_dz(const mb_args *a, mb_real *out);
-void sedan_constraint_vel_dz(const mb_args *a, mb_real *out);
-void sedan_constraint_acc_dz(const mb_args *a, mb_real *out);
-void sedan_constraint_vel_dp(const mb_args *a, mb_real *out);
-void sedan_constraint_acc_dp(const mb_args *a, mb_real *out);
-void sedan_constraints_dz_tw_dp(const mb_args *a, mb_real *out);
+int sedan_mass(const mb_args *a, mb_real *out, mb_real *work);
+#define sedan_mass_NWORK 512
+int sedan_forces(const mb_args *a, mb_real *out, mb_real *work);
+#define sedan_forces_NWORK 751
+int sedan_forces_nc(const mb_args *a, mb_real *out, mb_real *work);
+#define sedan_forces_nc_NWORK 0
+int sedan_inverse_dynamics(const mb_args *a, mb_real *out, mb_real *work);
+#define sedan_inverse_dynamics_NWORK 706
+int sedan_inverse_dynamics_dz(const mb_args *a, mb_real *out, mb_real *work);
+#define sedan_inverse_dynamics_dz_NWORK 3335
+int sedan_inverse_dynamics_dzd(const mb_args *a, mb_real *out, mb_real *work);
+#define sedan_inverse_dynamics_dzd_NWORK 1664
+int sedan_inverse_dynamics_tangent(const mb_args *a, mb_real *out, mb_real *work);
+#define sedan_inverse_dynamics_tangent_NWORK 5133
+int sedan_inverse_dynamics_dp(const mb_args *a, mb_real *out, mb_real *work);
+#define sedan_inverse_dynamics_dp_NWORK 0
+int sedan_energy(const mb_args *a, mb_real *out, mb_real *work);
+#define sedan_energy_NWORK 156
+int sedan_points(const mb_args *a, mb_real *out, mb_real *work);
+#define sedan_points_NWORK 0
+int sedan_points_dz(const mb_args *a, mb_real *out, mb_real *work);
+#define sedan_points_dz_NWORK 0
+int sedan_total_mass(const mb_args *a, mb_real *out, mb_real *work);
+#define sedan_total_mass_NWORK 0
+int sedan_tyres(const mb_args *a, mb_real *out, mb_real *work);
+#define sedan_tyres_NWORK 0
+int sedan_forward_dynamics(const mb_args *a, mb_real *out, mb_real *work);
+#define sedan_forward_dynamics_NWORK 2128
+int sedan_constraints(const mb_args *a, mb_real *out, mb_real *work);
+#define sedan_constraints_NWORK 0
+int sedan_constraints_dz(const mb_args *a, mb_real *out, mb_real *work);
+#define sedan_constraints_dz_NWORK 184
+int sedan_constraints_dp(const mb_args *a, mb_real *out, mb_real *work);
+#define sedan_constraints_dp_NWORK 0
+int sedan_constraints_dt(const mb_args *a, mb_real *out, mb_real *work);
+#define sedan_constraints_dt_NWORK 0
+int sedan_constraint_bias(const mb_args *a, mb_real *out, mb_real *work);
+#define sedan_constraint_bias_NWORK 135
+int sedan_constraint_bias_dz(const mb_args *a, mb_real *out, mb_real *work);
+#define sedan_constraint_bias_dz_NWORK 1006
+int sedan_constraint_bias_dzd(const mb_args *a, mb_real *out, mb_real *work);
+#define sedan_constraint_bias_dzd_NWORK 388
+int sedan_constraint_bias_dp(const mb_args *a, mb_real *out, mb_real *work);
+#define sedan_constraint_bias_dp_NWORK 0
+int sedan_constraints_dz_tw_dz(const mb_args *a, mb_real *out, mb_real *work);
+#define sedan_constraints_dz_tw_dz_NWORK 666
+int sedan_constraint_vel_dz(const mb_args *a, mb_real *out, mb_real *work);
+#define sedan_constraint_vel_dz_NWORK 465
+int sedan_constraint_acc_dz(const mb_args *a, mb_real *out, mb_real *work);
+#define sedan_constraint_acc_dz_NWORK 1397
+int sedan_constraint_vel_dp(const mb_args *a, mb_real *out, mb_real *work);
+#define sedan_constraint_vel_dp_NWORK 0
+int sedan_constraint_acc_dp(const mb_args *a, mb_real *out, mb_real *work);
+#define sedan_constraint_acc_dp_NWORK 0
+int sedan_constraints_dz_tw_dp(const mb_args *a, mb_real *out, mb_real *work);
+#define sedan_constraints_dz_tw_dp_NWORK 0
+
+/* The largest workspace of any function above, in mb_reals. */
+#define sedan_NWORK 5133
 
 #endif

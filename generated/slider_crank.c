@@ -2,12 +2,14 @@
  * 3 coordinates; all functions: 464 additions, 939 multiplications, 28 divisions, 82 calls. */
 #include "slider_crank.h"
 
-/* Solves M X = B in place for n x m column-major B by Cholesky; M (n x n) is overwritten. */
-static void slider_crank_solve_spd(int n, mb_real *M, mb_real *B, int m)
+/* Solves M X = B in place for n x m column-major B by Cholesky; M (n x n) is overwritten. Returns
+ * MB_FN_SINGULAR at a pivot that is not positive and finite. */
+static int slider_crank_solve_spd(int n, mb_real *M, mb_real *B, int m)
 {
     for (int j = 0; j < n; ++j) {
         mb_real d = M[j + j * n];
         for (int k = 0; k < j; ++k) d -= M[j + k * n] * M[j + k * n];
+        if (!MB_PIVOT_OK(d)) return MB_FN_SINGULAR;
         d = MB_SQRT(d);
         M[j + j * n] = d;
         for (int i = j + 1; i < n; ++i) {
@@ -29,13 +31,15 @@ static void slider_crank_solve_spd(int n, mb_real *M, mb_real *B, int m)
             x[i] = s / M[i + i * n];
         }
     }
+    return MB_FN_OK;
 }
 
 /* slider_crank_mass: mass
  * 9 outputs, 9 written
  * 16 additions, 28 multiplications, 0 divisions, 4 function calls */
-void slider_crank_mass(const mb_args *a, mb_real *out)
+int slider_crank_mass(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
     const mb_real s1 = MB_SIN(a->z[1]);
@@ -53,13 +57,15 @@ void slider_crank_mass(const mb_args *a, mb_real *out)
     out[6] = 0.0;
     out[7] = 0.0;
     out[8] = 1.2;
+    return MB_FN_OK;
 }
 
 /* slider_crank_forces: forces
  * 3 outputs, 3 written
  * 23 additions, 49 multiplications, 1 divisions, 5 function calls */
-void slider_crank_forces(const mb_args *a, mb_real *out)
+int slider_crank_forces(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
     const mb_real s1 = MB_SIN(a->z[1]);
@@ -77,26 +83,30 @@ void slider_crank_forces(const mb_args *a, mb_real *out)
     const mb_real t9 = MB_SQRT(t8*t8);
     const mb_real t10 = 1.0/t9;
     out[2] = -((2.0*a->zd[2]*t8*t10 + 200.0*(-0.3 + t9))*t8*t10);
+    return MB_FN_OK;
 }
 
 /* slider_crank_forces_nc: forces_nc
  * 3 outputs, 3 written
  * 1 additions, 6 multiplications, 1 divisions, 1 function calls */
-void slider_crank_forces_nc(const mb_args *a, mb_real *out)
+int slider_crank_forces_nc(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     out[0] = a->u[0];
     out[1] = 0.0;
     const mb_real t1 = -0.8 + a->z[2];
     const mb_real t2 = MB_SQRT(t1*t1);
     const mb_real t3 = 1.0/t2;
     out[2] = -2.0*a->zd[2]*t1*t1*t3*t3;
+    return MB_FN_OK;
 }
 
 /* slider_crank_inverse_dynamics: inverse_dynamics
  * 3 outputs, 3 written
  * 33 additions, 67 multiplications, 1 divisions, 5 function calls */
-void slider_crank_inverse_dynamics(const mb_args *a, mb_real *out)
+int slider_crank_inverse_dynamics(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
     const mb_real s1 = MB_SIN(a->z[1]);
@@ -116,13 +126,15 @@ void slider_crank_inverse_dynamics(const mb_args *a, mb_real *out)
     const mb_real t11 = MB_SQRT(t10*t10);
     const mb_real t12 = 1.0/t11;
     out[2] = (2.0*a->zd[2]*t10*t12 + 200.0*(-0.3 + t11))*t10*t12 + 1.2*a->zdd[2];
+    return MB_FN_OK;
 }
 
 /* slider_crank_inverse_dynamics_dz: inverse_dynamics_dz
  * 9 outputs, 9 written
  * 37 additions, 83 multiplications, 3 divisions, 5 function calls */
-void slider_crank_inverse_dynamics_dz(const mb_args *a, mb_real *out)
+int slider_crank_inverse_dynamics_dz(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
     const mb_real s1 = MB_SIN(a->z[1]);
@@ -151,13 +163,15 @@ void slider_crank_inverse_dynamics_dz(const mb_args *a, mb_real *out)
     const mb_real t14 = (-1.6 + 2.0*a->z[2])/(2.0*t11);
     const mb_real t15 = t12*t14/t11;
     out[8] = t13*t12 - t13*t10*t15 + (2.0*a->zd[2]*t12 - 2.0*a->zd[2]*t10*t15 + 200.0*t14)*t10*t12;
+    return MB_FN_OK;
 }
 
 /* slider_crank_inverse_dynamics_dzd: inverse_dynamics_dzd
  * 9 outputs, 9 written
  * 18 additions, 49 multiplications, 1 divisions, 5 function calls */
-void slider_crank_inverse_dynamics_dzd(const mb_args *a, mb_real *out)
+int slider_crank_inverse_dynamics_dzd(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
     const mb_real s1 = MB_SIN(a->z[1]);
@@ -181,13 +195,15 @@ void slider_crank_inverse_dynamics_dzd(const mb_args *a, mb_real *out)
     const mb_real t9 = MB_SQRT(t8*t8);
     const mb_real t10 = 1.0/t9;
     out[8] = 2.0*t8*t8*t10*t10;
+    return MB_FN_OK;
 }
 
 /* slider_crank_inverse_dynamics_tangent: inverse_dynamics_tangent
  * 9 outputs, 9 written
  * 64 additions, 143 multiplications, 3 divisions, 5 function calls */
-void slider_crank_inverse_dynamics_tangent(const mb_args *a, mb_real *out)
+int slider_crank_inverse_dynamics_tangent(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
     const mb_real s1 = MB_SIN(a->z[1]);
@@ -224,13 +240,15 @@ void slider_crank_inverse_dynamics_tangent(const mb_args *a, mb_real *out)
     const mb_real t22 = (-1.6 + 2.0*a->z[2])/(2.0*t19);
     const mb_real t23 = t20*t22/t19;
     out[8] = 1.2*a->w[2] + a->w[0]*(t21*t20 - t21*t18*t23 + (2.0*a->zd[2]*t20 - 2.0*a->zd[2]*t18*t23 + 200.0*t22)*t18*t20) + 2.0*a->w[1]*t18*t18*t20*t20;
+    return MB_FN_OK;
 }
 
 /* slider_crank_energy: energy
  * 2 outputs, 2 written
  * 22 additions, 49 multiplications, 0 divisions, 5 function calls */
-void slider_crank_energy(const mb_args *a, mb_real *out)
+int slider_crank_energy(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
     const mb_real s1 = MB_SIN(a->z[1]);
@@ -244,24 +262,28 @@ void slider_crank_energy(const mb_args *a, mb_real *out)
     const mb_real t6 = MB_SQRT(t5*t5);
     const mb_real t7 = -0.3 + t6;
     out[1] = 100.0*t7*t7 + (0.24525000000000002*s0 + 7.848000000000001*t3);
+    return MB_FN_OK;
 }
 
 /* slider_crank_points: points
  * 3 outputs, 3 written
  * 0 additions, 0 multiplications, 0 divisions, 0 function calls */
-void slider_crank_points(const mb_args *a, mb_real *out)
+int slider_crank_points(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     out[0] = a->z[2];
     out[1] = 0.0;
     out[2] = 0.0;
+    return MB_FN_OK;
 }
 
 /* slider_crank_points_dz: points_dz
  * 9 outputs, 9 written
  * 0 additions, 0 multiplications, 0 divisions, 0 function calls */
-void slider_crank_points_dz(const mb_args *a, mb_real *out)
+int slider_crank_points_dz(const mb_args *a, mb_real *out, mb_real *work)
 {
     (void)a;
+    (void)work;
     out[0] = 0.0;
     out[1] = 0.0;
     out[2] = 0.0;
@@ -271,22 +293,26 @@ void slider_crank_points_dz(const mb_args *a, mb_real *out)
     out[6] = 1.0;
     out[7] = 0.0;
     out[8] = 0.0;
+    return MB_FN_OK;
 }
 
 /* slider_crank_total_mass: total_mass
  * 1 outputs, 1 written
  * 0 additions, 0 multiplications, 0 divisions, 0 function calls */
-void slider_crank_total_mass(const mb_args *a, mb_real *out)
+int slider_crank_total_mass(const mb_args *a, mb_real *out, mb_real *work)
 {
     (void)a;
+    (void)work;
     out[0] = 2.5;
+    return MB_FN_OK;
 }
 
 /* slider_crank_forward_dynamics: forward_dynamics
  * 3 outputs, 3 written
  * 42 additions, 78 multiplications, 8 divisions, 5 function calls */
-void slider_crank_forward_dynamics(const mb_args *a, mb_real *out)
+int slider_crank_forward_dynamics(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
     const mb_real s1 = MB_SIN(a->z[1]);
@@ -313,13 +339,15 @@ void slider_crank_forward_dynamics(const mb_args *a, mb_real *out)
     const mb_real t18 = MB_SQRT(t17*t17);
     const mb_real t19 = 1.0/t18;
     out[2] = -((2.0*a->zd[2]*t17*t19 + 200.0*(-0.3 + t18))*t17*t19/1.2);
+    return MB_FN_OK;
 }
 
 /* slider_crank_forward_dynamics_dz_rhs: M and -dr/dy at zdd = forward dynamics
  * 18 outputs, 18 written
  * 69 additions, 133 multiplications, 9 divisions, 5 function calls */
-static void slider_crank_forward_dynamics_dz_rhs(const mb_args *a, mb_real *out)
+static int slider_crank_forward_dynamics_dz_rhs(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
     const mb_real s1 = MB_SIN(a->z[1]);
@@ -373,21 +401,25 @@ static void slider_crank_forward_dynamics_dz_rhs(const mb_args *a, mb_real *out)
     const mb_real t30 = (-1.6 + 2.0*a->z[2])/(2.0*t27);
     const mb_real t31 = t28*t30/t27;
     out[17] = -(t29*t28 - t29*t26*t31 + (2.0*a->zd[2]*t28 - 2.0*a->zd[2]*t26*t31 + 200.0*t30)*t26*t28);
+    return MB_FN_OK;
 }
 
-void slider_crank_forward_dynamics_dz(const mb_args *a, mb_real *out)
+int slider_crank_forward_dynamics_dz(const mb_args *a, mb_real *out, mb_real *work)
 {
-    mb_real w[18];
-    slider_crank_forward_dynamics_dz_rhs(a, w);
-    slider_crank_solve_spd(3, w, w + 9, 3);
-    for (int i = 0; i < 9; ++i) out[i] = w[9 + i];
+    int rc;
+    (void)slider_crank_forward_dynamics_dz_rhs(a, work, work + 18);
+    rc = slider_crank_solve_spd(3, work, work + 9, 3);
+    if (rc) return rc;
+    for (int i = 0; i < 9; ++i) out[i] = work[9 + i];
+    return MB_FN_OK;
 }
 
 /* slider_crank_forward_dynamics_dzd_rhs: M and -dr/dy at zdd = forward dynamics
  * 18 outputs, 18 written
  * 32 additions, 70 multiplications, 1 divisions, 5 function calls */
-static void slider_crank_forward_dynamics_dzd_rhs(const mb_args *a, mb_real *out)
+static int slider_crank_forward_dynamics_dzd_rhs(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
     const mb_real s1 = MB_SIN(a->z[1]);
@@ -423,34 +455,40 @@ static void slider_crank_forward_dynamics_dzd_rhs(const mb_args *a, mb_real *out
     const mb_real t12 = MB_SQRT(t11*t11);
     const mb_real t13 = 1.0/t12;
     out[17] = -2.0*t11*t11*t13*t13;
+    return MB_FN_OK;
 }
 
-void slider_crank_forward_dynamics_dzd(const mb_args *a, mb_real *out)
+int slider_crank_forward_dynamics_dzd(const mb_args *a, mb_real *out, mb_real *work)
 {
-    mb_real w[18];
-    slider_crank_forward_dynamics_dzd_rhs(a, w);
-    slider_crank_solve_spd(3, w, w + 9, 3);
-    for (int i = 0; i < 9; ++i) out[i] = w[9 + i];
+    int rc;
+    (void)slider_crank_forward_dynamics_dzd_rhs(a, work, work + 18);
+    rc = slider_crank_solve_spd(3, work, work + 9, 3);
+    if (rc) return rc;
+    for (int i = 0; i < 9; ++i) out[i] = work[9 + i];
+    return MB_FN_OK;
 }
 
 /* slider_crank_constraints: constraints
  * 2 outputs, 2 written
  * 6 additions, 8 multiplications, 0 divisions, 4 function calls */
-void slider_crank_constraints(const mb_args *a, mb_real *out)
+int slider_crank_constraints(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
     const mb_real s1 = MB_SIN(a->z[1]);
     const mb_real c1 = MB_COS(a->z[1]);
     out[0] = 0.4*(-(s0*s1) + c1*c0) + 0.1*c0 - a->z[2];
     out[1] = 0.1*s0 + 0.4*(c1*s0 + c0*s1);
+    return MB_FN_OK;
 }
 
 /* slider_crank_constraints_dz: constraints_dz
  * 6 outputs, 6 written
  * 6 additions, 8 multiplications, 0 divisions, 4 function calls */
-void slider_crank_constraints_dz(const mb_args *a, mb_real *out)
+int slider_crank_constraints_dz(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
     const mb_real s1 = MB_SIN(a->z[1]);
@@ -463,23 +501,27 @@ void slider_crank_constraints_dz(const mb_args *a, mb_real *out)
     out[3] = t2;
     out[4] = -1.0;
     out[5] = 0.0;
+    return MB_FN_OK;
 }
 
 /* slider_crank_constraints_dt: constraints_dt
  * 2 outputs, 2 written
  * 0 additions, 0 multiplications, 0 divisions, 0 function calls */
-void slider_crank_constraints_dt(const mb_args *a, mb_real *out)
+int slider_crank_constraints_dt(const mb_args *a, mb_real *out, mb_real *work)
 {
     (void)a;
+    (void)work;
     out[0] = 0.0;
     out[1] = 0.0;
+    return MB_FN_OK;
 }
 
 /* slider_crank_constraint_bias: constraint_bias
  * 2 outputs, 2 written
  * 13 additions, 22 multiplications, 0 divisions, 4 function calls */
-void slider_crank_constraint_bias(const mb_args *a, mb_real *out)
+int slider_crank_constraint_bias(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
     const mb_real s1 = MB_SIN(a->z[1]);
@@ -487,13 +529,15 @@ void slider_crank_constraint_bias(const mb_args *a, mb_real *out)
     const mb_real t1 = a->zd[1] + a->zd[0];
     out[0] = 0.1*a->zd[1]*a->zd[0]*c0 - ((0.4*(-(s0*s1) + c1*c0) + 0.1*c0)*t1 - 0.1*a->zd[1]*c0)*t1;
     out[1] = (-((0.1*s0 + 0.4*(c1*s0 + c0*s1))*t1) + 0.1*a->zd[1]*s0)*t1 + (-9.81 + (9.81 + 0.1*a->zd[1]*a->zd[0]*s0));
+    return MB_FN_OK;
 }
 
 /* slider_crank_constraint_bias_dz: constraint_bias_dz
  * 6 outputs, 6 written
  * 12 additions, 28 multiplications, 0 divisions, 4 function calls */
-void slider_crank_constraint_bias_dz(const mb_args *a, mb_real *out)
+int slider_crank_constraint_bias_dz(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real t1 = a->zd[1] + a->zd[0];
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
@@ -507,13 +551,15 @@ void slider_crank_constraint_bias_dz(const mb_args *a, mb_real *out)
     out[3] = -0.4*t3*t1*t1;
     out[4] = 0.0;
     out[5] = 0.0;
+    return MB_FN_OK;
 }
 
 /* slider_crank_constraint_bias_dzd: constraint_bias_dzd
  * 6 outputs, 6 written
  * 20 additions, 23 multiplications, 0 divisions, 4 function calls */
-void slider_crank_constraint_bias_dzd(const mb_args *a, mb_real *out)
+int slider_crank_constraint_bias_dzd(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
     const mb_real s1 = MB_SIN(a->z[1]);
@@ -533,13 +579,15 @@ void slider_crank_constraint_bias_dzd(const mb_args *a, mb_real *out)
     out[3] = (t6 - t7)*t2 + t9 + 0.1*a->zd[0]*s0;
     out[4] = 0.0;
     out[5] = 0.0;
+    return MB_FN_OK;
 }
 
 /* slider_crank_constraints_dz_tw_dz: constraints_dz_tw_dz
  * 9 outputs, 9 written
  * 15 additions, 33 multiplications, 0 divisions, 4 function calls */
-void slider_crank_constraints_dz_tw_dz(const mb_args *a, mb_real *out)
+int slider_crank_constraints_dz_tw_dz(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
     const mb_real s1 = MB_SIN(a->z[1]);
@@ -556,13 +604,15 @@ void slider_crank_constraints_dz_tw_dz(const mb_args *a, mb_real *out)
     out[6] = 0.0;
     out[7] = 0.0;
     out[8] = 0.0;
+    return MB_FN_OK;
 }
 
 /* slider_crank_constraint_vel_dz: constraint_vel_dz
  * 6 outputs, 6 written
  * 9 additions, 18 multiplications, 0 divisions, 4 function calls */
-void slider_crank_constraint_vel_dz(const mb_args *a, mb_real *out)
+int slider_crank_constraint_vel_dz(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
     const mb_real s1 = MB_SIN(a->z[1]);
@@ -576,13 +626,15 @@ void slider_crank_constraint_vel_dz(const mb_args *a, mb_real *out)
     out[3] = 0.4*t3*t2;
     out[4] = 0.0;
     out[5] = 0.0;
+    return MB_FN_OK;
 }
 
 /* slider_crank_constraint_acc_dz: constraint_acc_dz
  * 6 outputs, 6 written
  * 26 additions, 44 multiplications, 0 divisions, 4 function calls */
-void slider_crank_constraint_acc_dz(const mb_args *a, mb_real *out)
+int slider_crank_constraint_acc_dz(const mb_args *a, mb_real *out, mb_real *work)
 {
+    (void)work;
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
     const mb_real t1 = -0.1*a->zd[1]*a->zd[0]*s0;
@@ -603,6 +655,7 @@ void slider_crank_constraint_acc_dz(const mb_args *a, mb_real *out)
     out[3] = 0.4*t2*t6 - 0.4*t3*t5*t5 + 0.4*t3*t5*t5;
     out[4] = 0.0;
     out[5] = 0.0;
+    return MB_FN_OK;
 }
 
 static const char *const slider_crank_z_names[3] = {
@@ -635,9 +688,33 @@ static const mb_pattern slider_crank_inverse_dynamics_dzd_pattern = { 3, 3, slid
 static const int slider_crank_inverse_dynamics_tangent_pattern_colptr[4] = { 0, 2, 4, 5 };
 static const int slider_crank_inverse_dynamics_tangent_pattern_rowind[5] = { 0, 1, 0, 1, 2 };
 static const mb_pattern slider_crank_inverse_dynamics_tangent_pattern = { 3, 3, slider_crank_inverse_dynamics_tangent_pattern_colptr, slider_crank_inverse_dynamics_tangent_pattern_rowind };
+static const int slider_crank_forward_dynamics_dz_pattern_colptr[4] = { 0, 2, 4, 5 };
+static const int slider_crank_forward_dynamics_dz_pattern_rowind[5] = { 0, 1, 0, 1, 2 };
+static const mb_pattern slider_crank_forward_dynamics_dz_pattern = { 3, 3, slider_crank_forward_dynamics_dz_pattern_colptr, slider_crank_forward_dynamics_dz_pattern_rowind };
+static const int slider_crank_forward_dynamics_dzd_pattern_colptr[4] = { 0, 2, 4, 5 };
+static const int slider_crank_forward_dynamics_dzd_pattern_rowind[5] = { 0, 1, 0, 1, 2 };
+static const mb_pattern slider_crank_forward_dynamics_dzd_pattern = { 3, 3, slider_crank_forward_dynamics_dzd_pattern_colptr, slider_crank_forward_dynamics_dzd_pattern_rowind };
+static const int slider_crank_points_dz_pattern_colptr[4] = { 0, 0, 0, 1 };
+static const int slider_crank_points_dz_pattern_rowind[1] = { 0 };
+static const mb_pattern slider_crank_points_dz_pattern = { 3, 3, slider_crank_points_dz_pattern_colptr, slider_crank_points_dz_pattern_rowind };
 static const int slider_crank_constraints_dz_pattern_colptr[4] = { 0, 2, 4, 5 };
 static const int slider_crank_constraints_dz_pattern_rowind[5] = { 0, 1, 0, 1, 0 };
 static const mb_pattern slider_crank_constraints_dz_pattern = { 2, 3, slider_crank_constraints_dz_pattern_colptr, slider_crank_constraints_dz_pattern_rowind };
+static const int slider_crank_constraint_bias_dz_pattern_colptr[4] = { 0, 2, 4, 4 };
+static const int slider_crank_constraint_bias_dz_pattern_rowind[4] = { 0, 1, 0, 1 };
+static const mb_pattern slider_crank_constraint_bias_dz_pattern = { 2, 3, slider_crank_constraint_bias_dz_pattern_colptr, slider_crank_constraint_bias_dz_pattern_rowind };
+static const int slider_crank_constraint_bias_dzd_pattern_colptr[4] = { 0, 2, 4, 4 };
+static const int slider_crank_constraint_bias_dzd_pattern_rowind[4] = { 0, 1, 0, 1 };
+static const mb_pattern slider_crank_constraint_bias_dzd_pattern = { 2, 3, slider_crank_constraint_bias_dzd_pattern_colptr, slider_crank_constraint_bias_dzd_pattern_rowind };
+static const int slider_crank_constraints_dz_tw_dz_pattern_colptr[4] = { 0, 2, 4, 4 };
+static const int slider_crank_constraints_dz_tw_dz_pattern_rowind[4] = { 0, 1, 0, 1 };
+static const mb_pattern slider_crank_constraints_dz_tw_dz_pattern = { 3, 3, slider_crank_constraints_dz_tw_dz_pattern_colptr, slider_crank_constraints_dz_tw_dz_pattern_rowind };
+static const int slider_crank_constraint_vel_dz_pattern_colptr[4] = { 0, 2, 4, 4 };
+static const int slider_crank_constraint_vel_dz_pattern_rowind[4] = { 0, 1, 0, 1 };
+static const mb_pattern slider_crank_constraint_vel_dz_pattern = { 2, 3, slider_crank_constraint_vel_dz_pattern_colptr, slider_crank_constraint_vel_dz_pattern_rowind };
+static const int slider_crank_constraint_acc_dz_pattern_colptr[4] = { 0, 2, 4, 4 };
+static const int slider_crank_constraint_acc_dz_pattern_rowind[4] = { 0, 1, 0, 1 };
+static const mb_pattern slider_crank_constraint_acc_dz_pattern = { 2, 3, slider_crank_constraint_acc_dz_pattern_colptr, slider_crank_constraint_acc_dz_pattern_rowind };
 
 const mb_model slider_crank_model = {
     .name = "slider_crank",
@@ -653,33 +730,42 @@ const mb_model slider_crank_model = {
     .independent = 0,
     .n_independent = 0,
     .simulate = { 2.0, 0.001, 9.9999999999999995e-07, "rk4", "matrix_r" },
+    .nwork = 18,
     .mass = slider_crank_mass,
+    .mass_pattern = &slider_crank_mass_pattern,
     .forces = slider_crank_forces,
     .forces_nc = slider_crank_forces_nc,
     .inverse_dynamics = slider_crank_inverse_dynamics,
     .inverse_dynamics_dz = slider_crank_inverse_dynamics_dz,
+    .inverse_dynamics_dz_pattern = &slider_crank_inverse_dynamics_dz_pattern,
     .inverse_dynamics_dzd = slider_crank_inverse_dynamics_dzd,
+    .inverse_dynamics_dzd_pattern = &slider_crank_inverse_dynamics_dzd_pattern,
     .inverse_dynamics_tangent = slider_crank_inverse_dynamics_tangent,
+    .inverse_dynamics_tangent_pattern = &slider_crank_inverse_dynamics_tangent_pattern,
     .forward_dynamics = slider_crank_forward_dynamics,
     .forward_dynamics_dz = slider_crank_forward_dynamics_dz,
+    .forward_dynamics_dz_pattern = &slider_crank_forward_dynamics_dz_pattern,
     .forward_dynamics_dzd = slider_crank_forward_dynamics_dzd,
+    .forward_dynamics_dzd_pattern = &slider_crank_forward_dynamics_dzd_pattern,
     .energy = slider_crank_energy,
     .points = slider_crank_points,
     .points_dz = slider_crank_points_dz,
+    .points_dz_pattern = &slider_crank_points_dz_pattern,
     .constraints = slider_crank_constraints,
     .constraints_dz = slider_crank_constraints_dz,
+    .constraints_dz_pattern = &slider_crank_constraints_dz_pattern,
     .constraints_dt = slider_crank_constraints_dt,
     .constraint_bias = slider_crank_constraint_bias,
     .constraint_bias_dz = slider_crank_constraint_bias_dz,
+    .constraint_bias_dz_pattern = &slider_crank_constraint_bias_dz_pattern,
     .constraint_bias_dzd = slider_crank_constraint_bias_dzd,
+    .constraint_bias_dzd_pattern = &slider_crank_constraint_bias_dzd_pattern,
     .constraints_dz_tw_dz = slider_crank_constraints_dz_tw_dz,
-    .mass_pattern = &slider_crank_mass_pattern,
-    .inverse_dynamics_dz_pattern = &slider_crank_inverse_dynamics_dz_pattern,
-    .inverse_dynamics_dzd_pattern = &slider_crank_inverse_dynamics_dzd_pattern,
-    .inverse_dynamics_tangent_pattern = &slider_crank_inverse_dynamics_tangent_pattern,
-    .constraints_dz_pattern = &slider_crank_constraints_dz_pattern,
+    .constraints_dz_tw_dz_pattern = &slider_crank_constraints_dz_tw_dz_pattern,
     .constraint_vel_dz = slider_crank_constraint_vel_dz,
+    .constraint_vel_dz_pattern = &slider_crank_constraint_vel_dz_pattern,
     .constraint_acc_dz = slider_crank_constraint_acc_dz,
-    .gravity = { 0.0, -9.8100000000000005, 0.0 },
+    .constraint_acc_dz_pattern = &slider_crank_constraint_acc_dz_pattern,
     .total_mass = slider_crank_total_mass,
+    .gravity = { 0.0, -9.8100000000000005, 0.0 },
 };

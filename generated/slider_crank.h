@@ -14,28 +14,54 @@
 
 extern const mb_model slider_crank_model;
 
-void slider_crank_mass(const mb_args *a, mb_real *out);
-void slider_crank_forces(const mb_args *a, mb_real *out);
-void slider_crank_forces_nc(const mb_args *a, mb_real *out);
-void slider_crank_inverse_dynamics(const mb_args *a, mb_real *out);
-void slider_crank_inverse_dynamics_dz(const mb_args *a, mb_real *out);
-void slider_crank_inverse_dynamics_dzd(const mb_args *a, mb_real *out);
-void slider_crank_inverse_dynamics_tangent(const mb_args *a, mb_real *out);
-void slider_crank_energy(const mb_args *a, mb_real *out);
-void slider_crank_points(const mb_args *a, mb_real *out);
-void slider_crank_points_dz(const mb_args *a, mb_real *out);
-void slider_crank_total_mass(const mb_args *a, mb_real *out);
-void slider_crank_forward_dynamics(const mb_args *a, mb_real *out);
-void slider_crank_forward_dynamics_dz(const mb_args *a, mb_real *out);
-void slider_crank_forward_dynamics_dzd(const mb_args *a, mb_real *out);
-void slider_crank_constraints(const mb_args *a, mb_real *out);
-void slider_crank_constraints_dz(const mb_args *a, mb_real *out);
-void slider_crank_constraints_dt(const mb_args *a, mb_real *out);
-void slider_crank_constraint_bias(const mb_args *a, mb_real *out);
-void slider_crank_constraint_bias_dz(const mb_args *a, mb_real *out);
-void slider_crank_constraint_bias_dzd(const mb_args *a, mb_real *out);
-void slider_crank_constraints_dz_tw_dz(const mb_args *a, mb_real *out);
-void slider_crank_constraint_vel_dz(const mb_args *a, mb_real *out);
-void slider_crank_constraint_acc_dz(const mb_args *a, mb_real *out);
+int slider_crank_mass(const mb_args *a, mb_real *out, mb_real *work);
+#define slider_crank_mass_NWORK 0
+int slider_crank_forces(const mb_args *a, mb_real *out, mb_real *work);
+#define slider_crank_forces_NWORK 0
+int slider_crank_forces_nc(const mb_args *a, mb_real *out, mb_real *work);
+#define slider_crank_forces_nc_NWORK 0
+int slider_crank_inverse_dynamics(const mb_args *a, mb_real *out, mb_real *work);
+#define slider_crank_inverse_dynamics_NWORK 0
+int slider_crank_inverse_dynamics_dz(const mb_args *a, mb_real *out, mb_real *work);
+#define slider_crank_inverse_dynamics_dz_NWORK 0
+int slider_crank_inverse_dynamics_dzd(const mb_args *a, mb_real *out, mb_real *work);
+#define slider_crank_inverse_dynamics_dzd_NWORK 0
+int slider_crank_inverse_dynamics_tangent(const mb_args *a, mb_real *out, mb_real *work);
+#define slider_crank_inverse_dynamics_tangent_NWORK 0
+int slider_crank_energy(const mb_args *a, mb_real *out, mb_real *work);
+#define slider_crank_energy_NWORK 0
+int slider_crank_points(const mb_args *a, mb_real *out, mb_real *work);
+#define slider_crank_points_NWORK 0
+int slider_crank_points_dz(const mb_args *a, mb_real *out, mb_real *work);
+#define slider_crank_points_dz_NWORK 0
+int slider_crank_total_mass(const mb_args *a, mb_real *out, mb_real *work);
+#define slider_crank_total_mass_NWORK 0
+int slider_crank_forward_dynamics(const mb_args *a, mb_real *out, mb_real *work);
+#define slider_crank_forward_dynamics_NWORK 0
+int slider_crank_forward_dynamics_dz(const mb_args *a, mb_real *out, mb_real *work);
+#define slider_crank_forward_dynamics_dz_NWORK 18
+int slider_crank_forward_dynamics_dzd(const mb_args *a, mb_real *out, mb_real *work);
+#define slider_crank_forward_dynamics_dzd_NWORK 18
+int slider_crank_constraints(const mb_args *a, mb_real *out, mb_real *work);
+#define slider_crank_constraints_NWORK 0
+int slider_crank_constraints_dz(const mb_args *a, mb_real *out, mb_real *work);
+#define slider_crank_constraints_dz_NWORK 0
+int slider_crank_constraints_dt(const mb_args *a, mb_real *out, mb_real *work);
+#define slider_crank_constraints_dt_NWORK 0
+int slider_crank_constraint_bias(const mb_args *a, mb_real *out, mb_real *work);
+#define slider_crank_constraint_bias_NWORK 0
+int slider_crank_constraint_bias_dz(const mb_args *a, mb_real *out, mb_real *work);
+#define slider_crank_constraint_bias_dz_NWORK 0
+int slider_crank_constraint_bias_dzd(const mb_args *a, mb_real *out, mb_real *work);
+#define slider_crank_constraint_bias_dzd_NWORK 0
+int slider_crank_constraints_dz_tw_dz(const mb_args *a, mb_real *out, mb_real *work);
+#define slider_crank_constraints_dz_tw_dz_NWORK 0
+int slider_crank_constraint_vel_dz(const mb_args *a, mb_real *out, mb_real *work);
+#define slider_crank_constraint_vel_dz_NWORK 0
+int slider_crank_constraint_acc_dz(const mb_args *a, mb_real *out, mb_real *work);
+#define slider_crank_constraint_acc_dz_NWORK 0
+
+/* The largest workspace of any function above, in mb_reals. */
+#define slider_crank_NWORK 18
 
 #endif

@@ -14,19 +14,36 @@
 
 extern const mb_model tree_model;
 
-void tree_mass(const mb_args *a, mb_real *out);
-void tree_forces(const mb_args *a, mb_real *out);
-void tree_forces_nc(const mb_args *a, mb_real *out);
-void tree_inverse_dynamics(const mb_args *a, mb_real *out);
-void tree_inverse_dynamics_dz(const mb_args *a, mb_real *out);
-void tree_inverse_dynamics_dzd(const mb_args *a, mb_real *out);
-void tree_inverse_dynamics_tangent(const mb_args *a, mb_real *out);
-void tree_energy(const mb_args *a, mb_real *out);
-void tree_points(const mb_args *a, mb_real *out);
-void tree_points_dz(const mb_args *a, mb_real *out);
-void tree_total_mass(const mb_args *a, mb_real *out);
-void tree_forward_dynamics(const mb_args *a, mb_real *out);
-void tree_forward_dynamics_dz(const mb_args *a, mb_real *out);
-void tree_forward_dynamics_dzd(const mb_args *a, mb_real *out);
+int tree_mass(const mb_args *a, mb_real *out, mb_real *work);
+#define tree_mass_NWORK 0
+int tree_forces(const mb_args *a, mb_real *out, mb_real *work);
+#define tree_forces_NWORK 0
+int tree_forces_nc(const mb_args *a, mb_real *out, mb_real *work);
+#define tree_forces_nc_NWORK 0
+int tree_inverse_dynamics(const mb_args *a, mb_real *out, mb_real *work);
+#define tree_inverse_dynamics_NWORK 0
+int tree_inverse_dynamics_dz(const mb_args *a, mb_real *out, mb_real *work);
+#define tree_inverse_dynamics_dz_NWORK 11
+int tree_inverse_dynamics_dzd(const mb_args *a, mb_real *out, mb_real *work);
+#define tree_inverse_dynamics_dzd_NWORK 0
+int tree_inverse_dynamics_tangent(const mb_args *a, mb_real *out, mb_real *work);
+#define tree_inverse_dynamics_tangent_NWORK 101
+int tree_energy(const mb_args *a, mb_real *out, mb_real *work);
+#define tree_energy_NWORK 0
+int tree_points(const mb_args *a, mb_real *out, mb_real *work);
+#define tree_points_NWORK 0
+int tree_points_dz(const mb_args *a, mb_real *out, mb_real *work);
+#define tree_points_dz_NWORK 0
+int tree_total_mass(const mb_args *a, mb_real *out, mb_real *work);
+#define tree_total_mass_NWORK 0
+int tree_forward_dynamics(const mb_args *a, mb_real *out, mb_real *work);
+#define tree_forward_dynamics_NWORK 0
+int tree_forward_dynamics_dz(const mb_args *a, mb_real *out, mb_real *work);
+#define tree_forward_dynamics_dz_NWORK 325
+int tree_forward_dynamics_dzd(const mb_args *a, mb_real *out, mb_real *work);
+#define tree_forward_dynamics_dzd_NWORK 98
+
+/* The largest workspace of any function above, in mb_reals. */
+#define tree_NWORK 325
 
 #endif

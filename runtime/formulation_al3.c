@@ -6,6 +6,7 @@
 #include "formulation_al3.h"
 #include "formulation_matrix_r.h"
 #include "linalg.h"
+#include "mb_work.h"
 
 struct mb_al3 {
     const mb_model *m;
@@ -24,6 +25,7 @@ struct mb_al3 {
     mb_linalg *lu;                      /* nz x nz, holds T's pivots */
     mb_linalg *ls;                      /* Phi_z' (nz x nc) least squares at the start */
     mb_mr *mr;                          /* start-up: assembly and the consistent zdd */
+    double *work;                       /* the model functions' workspace */
 };
 
 void mb_al3_options_default(mb_al3_options *o) {
@@ -41,7 +43,7 @@ void mb_al3_free(mb_al3 *al) {
     double **bufs[] = {&al->zn, &al->zdn, &al->zddn, &al->z, &al->zd, &al->zdd, &al->zdh, &al->zddh,
                        &al->r, &al->f, &al->dz, &al->zero, &al->tmp, &al->phi, &al->w, &al->lam,
                        &al->lamn, &al->lamp, &al->vec, &al->J, &al->M, &al->P, &al->T, &al->K, &al->fz, &al->fr1, &al->fr2,
-                       &al->fJ1, &al->fJ2};
+                       &al->fJ1, &al->fJ2, &al->work};
     for (size_t i = 0; i < sizeof bufs / sizeof *bufs; ++i) free(*bufs[i]);
     mb_linalg_free(al->lu);
     mb_linalg_free(al->ls);
@@ -100,6 +102,7 @@ mb_al3 *mb_al3_create(const mb_model *m, const mb_al3_options *o, const mb_kin_o
     for (size_t i = 0; i < sizeof vc / sizeof *vc; ++i)
         if (!(*vc[i] = calloc(c, sizeof(double)))) goto nomem;
     if (!(al->J = calloc(c * n, sizeof(double)))) goto nomem;
+    if (!(al->work = mb_work_alloc(m))) goto nomem;
     double **mm[] = {&al->M, &al->P, &al->T, &al->K};
     for (size_t i = 0; i < sizeof mm / sizeof *mm; ++i)
         if (!(*mm[i] = calloc(n * n, sizeof(double)))) goto nomem;
@@ -176,9 +179,9 @@ static void fd_residual(mb_al3 *al, const mb_args *a, int which, double *K) {
     for (int j = 0; j < n; ++j) {
         double h = 1e-6 * (1 + fabs(y[j]));
         al->fz[j] = y[j] + h;
-        al->m->inverse_dynamics(&b, al->fr1);
+        al->m->inverse_dynamics(&b, al->fr1, al->work);
         al->fz[j] = y[j] - h;
-        al->m->inverse_dynamics(&b, al->fr2);
+        al->m->inverse_dynamics(&b, al->fr2, al->work);
         al->fz[j] = y[j];
         for (int i = 0; i < n; ++i) K[i + (size_t)j * n] = (al->fr1[i] - al->fr2[i]) / (2 * h);
     }
@@ -193,9 +196,9 @@ static void fd_reaction(mb_al3 *al, const mb_args *a, const double *w, double *K
     for (int j = 0; j < n; ++j) {
         double h = 1e-6 * (1 + fabs(a->z[j]));
         al->fz[j] = a->z[j] + h;
-        al->m->constraints_dz(&b, al->fJ1);
+        al->m->constraints_dz(&b, al->fJ1, al->work);
         al->fz[j] = a->z[j] - h;
-        al->m->constraints_dz(&b, al->fJ2);
+        al->m->constraints_dz(&b, al->fJ2, al->work);
         al->fz[j] = a->z[j];
         for (int c = 0; c < n; ++c) {
             double s = 0;
@@ -210,11 +213,11 @@ static int residual(mb_al3 *al, double t, const double *z, const double *zd, con
                     const double *p, char *err, size_t errlen) {
     int n = al->nz;
     mb_args a = {t, z, zd, zdd, u, p, NULL};
-    al->m->mass(&a, al->M);
+    al->m->mass(&a, al->M, al->work);
     if (al->m->inverse_dynamics) {
-        al->m->inverse_dynamics(&a, al->r);
+        al->m->inverse_dynamics(&a, al->r, al->work);
     } else {
-        al->m->forces(&a, al->r);
+        al->m->forces(&a, al->r, al->work);
         for (int i = 0; i < n; ++i) {
             double s = -al->r[i];
             for (int j = 0; j < n; ++j) s += al->M[i + (size_t)j * n] * zdd[j];
@@ -245,7 +248,7 @@ int mb_al3_reset(mb_al3 *al, double t, const double *z, const double *zd, const 
     /* lambda: Phi_z' lambda = Q - M zdd = -r, least squares (minimum norm when redundant). */
     if ((rc = residual(al, t, al->zn, al->zdn, al->zddn, u, p, err, errlen))) return rc;
     mb_args a = {t, al->zn, NULL, NULL, NULL, p, NULL};
-    al->m->constraints_dz(&a, al->J);
+    al->m->constraints_dz(&a, al->J, al->work);
     for (int i = 0; i < nc; ++i)
         for (int j = 0; j < n; ++j) al->K[j + (size_t)i * n] = al->J[i + (size_t)j * nc];
     int ldb = n > nc ? n : nc, rank = 0;
@@ -295,9 +298,10 @@ static int step(mb_al3 *al, double h, const double *u, const double *p, mb_stats
         if ((rc = residual(al, t, al->z, al->zd, al->zdd, u, p, err, errlen))) return rc;
         mb_args a = {t, al->z, al->zd, al->zdd, u, p, NULL};
         if (nc > 0) {
-            al->m->constraints(&a, al->phi);
-            al->m->constraints_dz(&a, al->J);
-            if ((rc = check(al, al->phi, nc, 0, "Phi", t, err, errlen)) || (rc = check(al, al->J, nc * n, nc, "Phi_z", t, err, errlen)))
+            al->m->constraints(&a, al->phi, al->work);
+            al->m->constraints_dz(&a, al->J, al->work);
+            if ((rc = check(al, al->phi, nc, 0, "Phi", t, err, errlen)) ||
+                (rc = check(al, al->J, nc * n, nc, "Phi_z", t, err, errlen)))
                 return rc;
         }
         /* Multiplier update with Phi at the corrected z (lambda_{k+1} = lambda_k + alpha Phi_{k+1});
@@ -316,12 +320,12 @@ static int step(mb_al3 *al, double h, const double *u, const double *p, mb_stats
         add_At_x(nc, n, al->J, al->w, 1, al->f);
         /* P = M + h/2 dr/dzd + h²/4 dr/dz (approximate: dr/dz at zdd = 0). */
         if (al->o.fd_tangent) fd_residual(al, &a, 1, al->K);
-        else al->m->inverse_dynamics_dzd(&a, al->K);
+        else al->m->inverse_dynamics_dzd(&a, al->K, al->work);
         for (size_t i = 0; i < nn; ++i) al->P[i] = al->M[i] + h / 2 * al->K[i];
         mb_args az = a;
         if (al->o.approx_tangent) az.zdd = al->zero;
         if (al->o.fd_tangent) fd_residual(al, &az, 0, al->K);
-        else al->m->inverse_dynamics_dz(&az, al->K);
+        else al->m->inverse_dynamics_dz(&az, al->K, al->work);
         for (size_t i = 0; i < nn; ++i) al->P[i] += hh * al->K[i];
         /* The curvature term joins P too: the projections must differ from T only by the penalty
          * term h²/4 alpha Phi_z'Phi_z, or they shift the velocities off the constraint directions
@@ -338,7 +342,7 @@ static int step(mb_al3 *al, double h, const double *u, const double *p, mb_stats
             mb_args aw = a;
             aw.w = al->lam;
             if (al->o.fd_tangent) fd_reaction(al, &a, al->lam, al->K);
-            else al->m->constraints_dz_tw_dz(&aw, al->K);
+            else al->m->constraints_dz_tw_dz(&aw, al->K, al->work);
             for (size_t i = 0; i < nn; ++i) al->P[i] += hh * al->K[i];
         }
         memcpy(al->T, al->P, nn * sizeof(double));
@@ -383,12 +387,12 @@ static int step(mb_al3 *al, double h, const double *u, const double *p, mb_stats
      * Likewise eq. (26) for zdd. */
     mb_args a = {t, al->z, NULL, NULL, u, p, NULL};
     if (nc > 0) {
-        al->m->constraints_dz(&a, al->J);
-        if (al->m->constraints_dt) al->m->constraints_dt(&a, al->vec);
+        al->m->constraints_dz(&a, al->J, al->work);
+        if (al->m->constraints_dt) al->m->constraints_dt(&a, al->vec, al->work);
         else memset(al->vec, 0, (size_t)nc * sizeof(double));
         if ((rc = project(al, al->zd, hh * alpha, err, errlen))) return rc;
         a.zd = al->zd;
-        al->m->constraint_bias(&a, al->vec);
+        al->m->constraint_bias(&a, al->vec, al->work);
         if ((rc = project(al, al->zdd, hh * alpha, err, errlen))) return rc;
     }
     if ((rc = check(al, al->zd, n, 1, "zd", t, err, errlen)) || (rc = check(al, al->zdd, n, 1, "zdd", t, err, errlen))) return rc;

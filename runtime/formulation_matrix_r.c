@@ -5,6 +5,7 @@
 
 #include "formulation_matrix_r.h"
 #include "linalg.h"
+#include "mb_work.h"
 
 struct mb_mr {
     const mb_model *m;
@@ -12,6 +13,7 @@ struct mb_mr {
     int nz;
     double *M, *Q, *R, *MR, *Mb;  /* nz x nz each (R, MR: nz x dof; Mb: dof x dof) */
     double *x, *zw, *zdw, *zlast, *tmp;  /* nz */
+    double *work;                 /* the model functions' workspace */
     int have_last;
     long pos_iters;
 };
@@ -29,6 +31,7 @@ void mb_mr_free(mb_mr *mr) {
     free(mr->zdw);
     free(mr->zlast);
     free(mr->tmp);
+    free(mr->work);
     free(mr);
 }
 
@@ -55,7 +58,8 @@ mb_mr *mb_mr_create(const mb_model *m, const mb_kin_options *o, char *err, size_
         !(mr->R = calloc(n * n, sizeof(double))) || !(mr->MR = calloc(n * n, sizeof(double))) ||
         !(mr->Mb = calloc(n * n, sizeof(double))) || !(mr->x = calloc(n, sizeof(double))) ||
         !(mr->zw = calloc(n, sizeof(double))) || !(mr->zdw = calloc(n, sizeof(double))) ||
-        !(mr->zlast = calloc(n, sizeof(double))) || !(mr->tmp = calloc(n, sizeof(double))))
+        !(mr->zlast = calloc(n, sizeof(double))) || !(mr->tmp = calloc(n, sizeof(double))) ||
+        !(mr->work = mb_work_alloc(m)))
         goto nomem;
     return mr;
 nomem:
@@ -94,8 +98,8 @@ int mb_mr_accel(mb_mr *mr, double t, const double *z, const double *zd, const do
                 double *zdd, char *err, size_t errlen) {
     int n = mr->nz, d = mb_kin_dof(mr->kin), rc;
     mb_args a = {t, z, zd, NULL, u, p, NULL};
-    mr->m->mass(&a, mr->M);
-    mr->m->forces(&a, mr->Q);
+    mr->m->mass(&a, mr->M, mr->work);
+    mr->m->forces(&a, mr->Q, mr->work);
     const char *const *zn = mr->m->z_names;
     for (int i = 0; i < n * n; ++i)
         if (!isfinite(mr->M[i]))

@@ -4,6 +4,7 @@
 
 #include "formulation_tree.h"
 #include "linalg.h"
+#include "mb_work.h"
 
 struct mb_tree {
     const mb_model *m;
@@ -12,6 +13,7 @@ struct mb_tree {
     double *M;   /* nz x nz: mass matrix, then its Cholesky factor */
     double *Q;   /* nz */
     double *J;   /* nz x nz: one derivative matrix at a time while assembling T */
+    double *work; /* the model functions' workspace */
 };
 
 void mb_tree_free(mb_tree *tr) {
@@ -19,6 +21,7 @@ void mb_tree_free(mb_tree *tr) {
     free(tr->M);
     free(tr->Q);
     free(tr->J);
+    free(tr->work);
     free(tr);
 }
 
@@ -52,8 +55,9 @@ mb_tree *mb_tree_create(const mb_model *m, unsigned flags, char *err, size_t err
         tr->M = calloc(n * n, sizeof *tr->M);
         tr->Q = calloc(n, sizeof *tr->Q);
         tr->J = calloc(n * n, sizeof *tr->J);
+        tr->work = mb_work_alloc(m);
     }
-    if (!tr || !tr->M || !tr->Q || !tr->J) {
+    if (!tr || !tr->M || !tr->Q || !tr->J || !tr->work) {
         mb_tree_free(tr);
         mb_fail(err, errlen, MB_ERR_ALLOC, "tree formulation: out of memory (nz = %d)", m->nz);
         return NULL;
@@ -99,11 +103,12 @@ int mb_tree_accel(mb_tree *tr, double t, const double *z, const double *zd, cons
     mb_args a = args(t, z, zd, NULL, u, p);
     int rc;
     if (tr->flags & MB_TREE_FORWARD_DYNAMICS) {
-        m->forward_dynamics(&a, zdd);
+        if ((rc = m->forward_dynamics(&a, zdd, tr->work)))
+            return mb_fn_status(m, rc, "forward_dynamics", t, err, errlen);
         return check_vec(tr, zdd, "forward_dynamics zdd", t, err, errlen);
     }
-    m->mass(&a, tr->M);
-    m->forces(&a, tr->Q);
+    m->mass(&a, tr->M, tr->work);
+    m->forces(&a, tr->Q, tr->work);
     if ((rc = check_mat(tr, tr->M, "mass matrix M", t, err, errlen))) return rc;
     if ((rc = check_vec(tr, tr->Q, "forces Q", t, err, errlen))) return rc;
     char msg[MB_ERRLEN];
@@ -125,10 +130,10 @@ int mb_tree_residual(mb_tree *tr, double t, const double *z, const double *zd, c
     mb_args a = args(t, z, zd, zdd, u, p);
     int n = tr->nz;
     if (m->inverse_dynamics) {
-        m->inverse_dynamics(&a, r);
+        m->inverse_dynamics(&a, r, tr->work);
     } else {
-        m->mass(&a, tr->M);
-        m->forces(&a, tr->Q);
+        m->mass(&a, tr->M, tr->work);
+        m->forces(&a, tr->Q, tr->work);
         for (int i = 0; i < n; ++i) {
             double s = -tr->Q[i];
             for (int j = 0; j < n; ++j) s += tr->M[i + (size_t)j * n] * zdd[j];
@@ -148,16 +153,16 @@ int mb_tree_tangent(mb_tree *tr, double t, const double *z, const double *zd, co
     if (m->inverse_dynamics_tangent) {   /* fused: one pass, about half the work of the three matrices */
         const double c[3] = { cz, cv, ca };
         a.w = c;
-        m->inverse_dynamics_tangent(&a, T);
+        m->inverse_dynamics_tangent(&a, T, tr->work);
         return check_mat(tr, T, "inverse_dynamics_tangent", t, err, errlen);
     }
-    m->mass(&a, T);
+    m->mass(&a, T, tr->work);
     if ((rc = check_mat(tr, T, "mass matrix M", t, err, errlen))) return rc;
     for (size_t k = 0; k < nn; ++k) T[k] *= ca;
-    m->inverse_dynamics_dzd(&a, tr->J);
+    m->inverse_dynamics_dzd(&a, tr->J, tr->work);
     if ((rc = check_mat(tr, tr->J, "inverse_dynamics_dzd", t, err, errlen))) return rc;
     for (size_t k = 0; k < nn; ++k) T[k] += cv * tr->J[k];
-    m->inverse_dynamics_dz(&a, tr->J);
+    m->inverse_dynamics_dz(&a, tr->J, tr->work);
     if ((rc = check_mat(tr, tr->J, "inverse_dynamics_dz", t, err, errlen))) return rc;
     for (size_t k = 0; k < nn; ++k) T[k] += cz * tr->J[k];
     return MB_OK;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "kinematics.h"
+#include "mb_work.h"
 #include "linalg.h"
 
 struct mb_kin {
@@ -25,6 +26,7 @@ struct mb_kin {
     double *prefer;       /* nz column weights of the first automatic choice, or NULL */
     int keep_prefer;      /* until the first velocity solve: keep the preferred choice while it is regular */
     long reselections;
+    double *work;         /* the model functions' workspace */
 };
 
 void mb_kin_options_default(mb_kin_options *o) {
@@ -48,6 +50,7 @@ void mb_kin_free(mb_kin *k) {
     free(k->b);
     free(k->zt);
     free(k->prefer);
+    free(k->work);
     mb_linalg_free(k->ws);
     free(k);
 }
@@ -89,7 +92,7 @@ mb_kin *mb_kin_create(const mb_model *m, const mb_kin_options *o, char *err, siz
         !(k->J = calloc(nc * nz, sizeof *k->J)) || !(k->Jv = calloc(nc * nz, sizeof *k->Jv)) ||
         !(k->A = calloc(nc * nz, sizeof *k->A)) || !(k->phi = calloc(nc, sizeof *k->phi)) ||
         !(k->vec = calloc(nc, sizeof *k->vec)) || !(k->b = calloc(nc * (nz + 1), sizeof *k->b)) ||
-        !(k->zt = calloc(nz, sizeof *k->zt)))
+        !(k->zt = calloc(nz, sizeof *k->zt)) || !(k->work = mb_work_alloc(m)))
         goto nomem;
     if (m->nc > 0 && !(k->ws = mb_linalg_create(m->nc, m->nz, m->nz + 1, err, errlen))) {
         mb_kin_free(k);
@@ -115,10 +118,10 @@ nomem:
     return NULL;
 }
 
-static void eval(mb_fn *f, double t, const double *z, const double *zd, const double *p,
+static void eval(const mb_kin *k, mb_fn *f, double t, const double *z, const double *zd, const double *p,
                  double *out) {
     mb_args a = {t, z, zd, NULL, NULL, p, NULL};
-    f(&a, out);
+    f(&a, out, k->work);
 }
 
 static int check_finite(const mb_kin *k, const double *v, int rows, int cols, const char *what, double t,
@@ -225,7 +228,7 @@ int mb_kin_factor(mb_kin *k, double t, const double *z, const double *p, char *e
         lists_from_flags(k);
         return MB_OK;
     }
-    eval(k->m->constraints_dz, t, z, NULL, p, k->J);
+    eval(k, k->m->constraints_dz, t, z, NULL, p, k->J);
     if ((rc = check_finite(k, k->J, k->nc, k->nz, "Phi_z", t, err, errlen))) return rc;
     if (k->rank < 0) {
         if (k->user) {
@@ -315,7 +318,7 @@ int mb_kin_position(mb_kin *k, double t, double *z, const double *p, int *iters,
     if (k->nc == 0) return mb_kin_factor(k, t, z, p, err, errlen);
     const char *why = "the iteration limit was reached";
     for (it = 0;; ++it) {
-        eval(k->m->constraints, t, z, NULL, p, k->phi);
+        eval(k, k->m->constraints, t, z, NULL, p, k->phi);
         if ((rc = check_finite(k, k->phi, k->nc, 1, "Phi", t, err, errlen))) return rc;
         if (maxabs(k->phi, k->nc) <= k->o.pos_tol) {
             if (iters) *iters = it;
@@ -332,7 +335,7 @@ int mb_kin_position(mb_kin *k, double t, double *z, const double *p, int *iters,
         for (int ls = 0; ls < 12 && !accepted; ++ls, s *= 0.5) {
             memcpy(k->zt, z, (size_t)k->nz * sizeof(double));
             for (int j = 0; j < k->rank; ++j) k->zt[k->dep[j]] += s * k->b[j];
-            eval(k->m->constraints, t, k->zt, NULL, p, k->vec);
+            eval(k, k->m->constraints, t, k->zt, NULL, p, k->vec);
             double n1 = norm2(k->vec, k->nc);
             if (isfinite(n1) && n1 <= (1 - 1e-4 * s) * n0) accepted = 1;
             else if (isfinite(n1) && n0 < 1e3 * k->o.pos_tol && n1 <= n0) accepted = 1; /* roundoff floor */
@@ -371,7 +374,7 @@ int mb_kin_velocity(mb_kin *k, double t, const double *z, double *zd, const doub
     if (k->rank < 0) return mb_fail(err, errlen, MB_ERR_ARG, "mb_kin_velocity: call mb_kin_factor first");
     const double *phit = NULL;
     if (k->m->constraints_dt) {
-        eval(k->m->constraints_dt, t, z, NULL, p, k->vec);
+        eval(k, k->m->constraints_dt, t, z, NULL, p, k->vec);
         int rc = check_finite(k, k->vec, k->nc, 1, "Phi_t", t, err, errlen);
         if (rc) return rc;
         phit = k->vec;
@@ -384,7 +387,7 @@ int mb_kin_acceleration(mb_kin *k, double t, const double *z, const double *zd, 
                         char *err, size_t errlen) {
     if (k->nc == 0 || k->rank == 0) return MB_OK;
     if (k->rank < 0) return mb_fail(err, errlen, MB_ERR_ARG, "mb_kin_acceleration: call mb_kin_factor first");
-    eval(k->m->constraint_bias, t, z, zd, p, k->vec);
+    eval(k, k->m->constraint_bias, t, z, zd, p, k->vec);
     int rc = check_finite(k, k->vec, k->nc, 1, "constraint bias", t, err, errlen);
     if (rc) return rc;
     return dependent_rhs(k, k->vec, zdd, err, errlen);
@@ -412,19 +415,19 @@ int mb_kin_violation(mb_kin *k, double t, const double *z, const double *zd, con
     v[0] = v[1] = v[2] = 0;
     if (k->nc == 0) return MB_OK;
     int nc = k->nc, rc;
-    eval(k->m->constraints, t, z, NULL, p, k->vec);
+    eval(k, k->m->constraints, t, z, NULL, p, k->vec);
     if ((rc = check_finite(k, k->vec, nc, 1, "Phi", t, err, errlen))) return rc;
     v[0] = maxabs(k->vec, nc);
     if (!zd) return MB_OK;
-    eval(k->m->constraints_dz, t, z, NULL, p, k->Jv);
+    eval(k, k->m->constraints_dz, t, z, NULL, p, k->Jv);
     if ((rc = check_finite(k, k->Jv, nc, k->nz, "Phi_z", t, err, errlen))) return rc;
     for (int i = 0; i < nc; ++i) k->vec[i] = 0;
-    if (k->m->constraints_dt) eval(k->m->constraints_dt, t, z, NULL, p, k->vec);
+    if (k->m->constraints_dt) eval(k, k->m->constraints_dt, t, z, NULL, p, k->vec);
     for (int c = 0; c < k->nz; ++c)
         for (int i = 0; i < nc; ++i) k->vec[i] += k->Jv[(size_t)c * nc + i] * zd[c];
     v[1] = maxabs(k->vec, nc);
     if (!zdd) return MB_OK;
-    eval(k->m->constraint_bias, t, z, zd, p, k->vec);
+    eval(k, k->m->constraint_bias, t, z, zd, p, k->vec);
     for (int c = 0; c < k->nz; ++c)
         for (int i = 0; i < nc; ++i) k->vec[i] += k->Jv[(size_t)c * nc + i] * zdd[c];
     v[2] = maxabs(k->vec, nc);

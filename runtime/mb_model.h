@@ -6,6 +6,7 @@
  * controllers; -DMB_COMPLEX for complex-step derivative checks. */
 #ifdef MB_COMPLEX
 #include <complex.h>
+#include <math.h>
 #undef MB_REAL
 #define MB_REAL double _Complex
 #define MB_RE(x) creal(x)
@@ -68,8 +69,19 @@ typedef struct {
     const mb_real *w;             /* weights where a function contracts (multipliers): nc */
 } mb_args;
 
-/* Matrices are written dense, column-major (LAPACK's layout). */
-typedef void mb_fn(const mb_args *a, mb_real *out);
+/* Every generated function: writes out (matrices dense, column-major: LAPACK's layout), uses the caller's
+ * workspace `work` of at least the function's size in mb_reals (NAME_FN_NWORK in NAME.h; model->nwork is the
+ * largest; NULL is allowed when the size is 0) and keeps only a small fixed amount on the stack. It returns
+ * MB_FN_OK (0), or MB_FN_SINGULAR when a factorization meets a pivot that is not positive and finite (out is
+ * then unspecified). The sparse form NAME_FN_csc writes only the structural non-zeros, in the compressed
+ * column order of the slot's mb_pattern, bit for bit the values of the dense form. */
+typedef int mb_fn(const mb_args *a, mb_real *out, mb_real *work);
+
+#define MB_FN_OK 0
+#define MB_FN_SINGULAR 1
+
+/* The pivot test of the generated factorizations: positive and finite (a NaN fails both comparisons). */
+#define MB_PIVOT_OK(d) (MB_RE(d) > 0 && MB_RE(d) < HUGE_VAL)
 
 /* Structural non-zeros of a rows x cols output in compressed-column form:
  * column j holds rowind[colptr[j] .. colptr[j+1]-1]. */
@@ -110,46 +122,121 @@ typedef struct mb_model {
     int n_independent;
     mb_simulate simulate;
 
-    /* Open tree (NULL where a function does not apply). */
-    mb_fn *mass, *forces, *inverse_dynamics;
-    mb_fn *forces_nc;                 /* the part of Q without a potential: zd . forces_nc is the power that changes T + V */
-    mb_fn *inverse_dynamics_dz, *inverse_dynamics_dzd, *inverse_dynamics_dp;
-    /* w[0..2] = (c_z, c_v, c_a): c_z dr/dz + c_v dr/dzd + c_a M, one pass (trapezoidal: h^2/4, h/2, 1). */
-    mb_fn *inverse_dynamics_tangent;
-    mb_fn *forward_dynamics, *forward_dynamics_dz, *forward_dynamics_dzd, *forward_dynamics_dp;
-    mb_fn *energy, *points, *points_dz;
+    /* Workspace: the largest size in mb_reals any function of this model needs (0: none). */
+    int nwork;
 
-    /* Constraints (issue 7). */
-    mb_fn *constraints, *constraints_dz, *constraints_dp, *constraints_dt;
-    mb_fn *constraint_bias, *constraint_bias_dz, *constraint_bias_dzd, *constraint_bias_dp;
-    mb_fn *constraints_dz_tw_dz;
-
-    /* Sparsity patterns of the matrix outputs (NULL: dense). */
-    const mb_pattern *mass_pattern;
-    const mb_pattern *inverse_dynamics_dz_pattern, *inverse_dynamics_dzd_pattern;
-    const mb_pattern *inverse_dynamics_dp_pattern, *inverse_dynamics_tangent_pattern;
-    const mb_pattern *constraints_dz_pattern;
+    /* The function slots of mb_slots.h, in its order (NULL where a function does not apply or was not
+     * generated). A MAT slot NAME has three members: NAME (dense), NAME_csc (the structural non-zeros only)
+     * and NAME_pattern (their compressed-column pattern, fixed at generation time). */
+#define MB_SLOT_MEMBERS_VEC(name) mb_fn *name;
+#define MB_SLOT_MEMBERS_MAT(name) mb_fn *name; mb_fn *name##_csc; const mb_pattern *name##_pattern;
+#define MB_SLOT(name, rows, cols, form, doc) MB_SLOT_MEMBERS_##form(name)
+#include "mb_slots.h"
+#undef MB_SLOT
+#undef MB_SLOT_MEMBERS_VEC
+#undef MB_SLOT_MEMBERS_MAT
 
     /* Objectives (issue 8, sensitivity analysis): nobj of them, in declaration order. */
     int nobj;
     const mb_objective *objectives;
-    /* Closed-loop sensitivities (issue 8): partials of the velocity constraint Phi_z zd + Phi_t and of
-     * Phi_z zdd with respect to z (nc x nz) and p (nc x np), and d(Phi_z' w)/dp (nz x np). */
-    mb_fn *constraint_vel_dz, *constraint_vel_dp, *constraint_acc_dz, *constraint_acc_dp;
-    mb_fn *constraints_dz_tw_dp;
 
-    /* Tyres (issue 9): ntyre of them; tyres writes MB_TYRE_OUTPUTS values per tyre, in this order:
+    /* Tyres (issue 9): ntyre of them; the slot tyres writes MB_TYRE_OUTPUTS values per tyre, in this order:
      * Fx, Fy, Fz (longitudinal, lateral, normal force on the wheel, N), kappa, tan(alpha), deflection (m),
      * contact point x, y, z (ground frame). */
     int ntyre;
     const char *const *tyre_names;
-    mb_fn *tyres;
-    /* The gravity vector (m/s^2, ground frame) and the total mass of bodies and rods (a function of p,
-     * out[0]): the weight |g| total_mass is what static tyre loads carry. */
+    /* The gravity vector (m/s^2, ground frame); the weight |g| total_mass is what static tyre loads carry. */
     double gravity[3];
-    mb_fn *total_mass;
 } mb_model;
 
 #define MB_TYRE_OUTPUTS 9
+
+/* The slots as numbers, to iterate over them: for (int s = 0; s < MB_NSLOTS; ++s) mb_slot_fn(m, s) ... */
+enum mb_slot {
+#define MB_SLOT(name, rows, cols, form, doc) MB_SLOT_##name,
+#include "mb_slots.h"
+#undef MB_SLOT
+    MB_NSLOTS
+};
+
+static inline const char *mb_slot_name(int s)
+{
+    switch (s) {
+#define MB_SLOT(name, rows, cols, form, doc) case MB_SLOT_##name: return #name;
+#include "mb_slots.h"
+#undef MB_SLOT
+    default: return 0;
+    }
+}
+
+/* 1 for a matrix slot (it has a sparse form and a pattern), 0 for a vector. */
+static inline int mb_slot_is_matrix(int s)
+{
+    switch (s) {
+#define MB_SLOT_IS_MAT 1
+#define MB_SLOT_IS_VEC 0
+#define MB_SLOT(name, rows, cols, form, doc) case MB_SLOT_##name: return MB_SLOT_IS_##form;
+#include "mb_slots.h"
+#undef MB_SLOT
+#undef MB_SLOT_IS_MAT
+#undef MB_SLOT_IS_VEC
+    default: return 0;
+    }
+}
+
+/* The output shape of slot s for model m. */
+static inline void mb_slot_shape(const mb_model *m, int s, int *rows, int *cols)
+{
+    const int NZ = m->nz, NC = m->nc, NP = m->np, NPT = m->npt, NTYO = MB_TYRE_OUTPUTS * m->ntyre;
+    int r = 0, c = 0;
+    switch (s) {
+#define MB_SLOT(name, rows_, cols_, form, doc) case MB_SLOT_##name: r = rows_; c = cols_; break;
+#include "mb_slots.h"
+#undef MB_SLOT
+    default: break;
+    }
+    (void)NZ; (void)NC; (void)NP; (void)NPT; (void)NTYO;
+    *rows = r;
+    *cols = c;
+}
+
+/* The dense function, the sparse function (NULL for a vector slot) and the pattern (NULL for a vector) of slot s. */
+static inline mb_fn *mb_slot_fn(const mb_model *m, int s)
+{
+    switch (s) {
+#define MB_SLOT(name, rows, cols, form, doc) case MB_SLOT_##name: return m->name;
+#include "mb_slots.h"
+#undef MB_SLOT
+    default: return 0;
+    }
+}
+
+static inline mb_fn *mb_slot_csc(const mb_model *m, int s)
+{
+    switch (s) {
+#define MB_SLOT_CSC_VEC(name) return 0;
+#define MB_SLOT_CSC_MAT(name) return m->name##_csc;
+#define MB_SLOT(name, rows, cols, form, doc) case MB_SLOT_##name: MB_SLOT_CSC_##form(name)
+#include "mb_slots.h"
+#undef MB_SLOT
+#undef MB_SLOT_CSC_VEC
+#undef MB_SLOT_CSC_MAT
+    default: return 0;
+    }
+}
+
+static inline const mb_pattern *mb_slot_pattern(const mb_model *m, int s)
+{
+    switch (s) {
+#define MB_SLOT_PATTERN_VEC(name) return 0;
+#define MB_SLOT_PATTERN_MAT(name) return m->name##_pattern;
+#define MB_SLOT(name, rows, cols, form, doc) case MB_SLOT_##name: MB_SLOT_PATTERN_##form(name)
+#include "mb_slots.h"
+#undef MB_SLOT
+#undef MB_SLOT_PATTERN_VEC
+#undef MB_SLOT_PATTERN_MAT
+    default: return 0;
+    }
+}
 
 #endif

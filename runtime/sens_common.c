@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mb_work.h"
 #include "sens_common.h"
 
 void sens_ctx_free(sens_ctx *c) {
@@ -16,6 +17,7 @@ void sens_ctx_free(sens_ctx *c) {
     free(c->dx);
     free(c->zp);
     free(c->zdp);
+    free(c->work);
     mb_linalg_free(c->la);
     memset(c, 0, sizeof *c);
 }
@@ -44,12 +46,13 @@ int sens_ctx_init(sens_ctx *c, const mb_sens_problem *pr, const mb_sens_options 
     c->dx = calloc(n, sizeof(double));
     c->zp = calloc(n, sizeof(double));
     c->zdp = calloc(n, sizeof(double));
+    c->work = mb_work_alloc(m);
     c->la = mb_linalg_create(c->n, c->n, c->np > 1 ? c->np : 1, err, errlen);
     if (!c->la) {
         sens_ctx_free(c);
         return MB_ERR_ALLOC;
     }
-    if (!c->obj || !c->K || !c->C || !c->M || !c->T || !c->Fp || !c->r || !c->dx || !c->zp || !c->zdp) {
+    if (!c->obj || !c->K || !c->C || !c->M || !c->T || !c->Fp || !c->r || !c->dx || !c->zp || !c->zdp || !c->work) {
         sens_ctx_free(c);
         return mb_fail(err, errlen, MB_ERR_ALLOC, "sens: out of memory (nz = %d, np = %d)", m->nz, m->np);
     }
@@ -67,7 +70,7 @@ static int check(const double *v, size_t len, const char *what, double t, char *
 int sens_objective(sens_ctx *c, mb_fn *f, double t, const double *z, const double *zd, const double *zdd,
                    char *err, size_t errlen) {
     mb_args a = {t, z, zd, zdd, c->u, c->p, NULL};
-    f(&a, c->obj);
+    f(&a, c->obj, c->work);
     return check(c->obj, 1 + 3 * (size_t)c->n + (size_t)c->np, "objective", t, err, errlen);
 }
 
@@ -98,10 +101,10 @@ int sens_jacobians(sens_ctx *c, double t, const double *z, const double *zd, con
     mb_args a = {t, z, zd, zdd, c->u, c->p, NULL};
     size_t nn = (size_t)c->n * c->n;
     int rc;
-    m->inverse_dynamics_dz(&a, c->K);
-    m->inverse_dynamics_dzd(&a, c->C);
-    m->mass(&a, c->M);
-    m->inverse_dynamics_dp(&a, c->Fp);
+    m->inverse_dynamics_dz(&a, c->K, c->work);
+    m->inverse_dynamics_dzd(&a, c->C, c->work);
+    m->mass(&a, c->M, c->work);
+    m->inverse_dynamics_dp(&a, c->Fp, c->work);
     if ((rc = check(c->K, nn, "inverse_dynamics_dz", t, err, errlen))) return rc;
     if ((rc = check(c->C, nn, "inverse_dynamics_dzd", t, err, errlen))) return rc;
     if ((rc = check(c->M, nn, "mass", t, err, errlen))) return rc;
@@ -116,7 +119,7 @@ void sens_iteration_matrix(sens_ctx *c, double h) {
 static int residual(sens_ctx *c, double t, const double *z, const double *zd, const double *zdd, char *err,
                     size_t errlen) {
     mb_args a = {t, z, zd, zdd, c->u, c->p, NULL};
-    c->m->inverse_dynamics(&a, c->r);
+    c->m->inverse_dynamics(&a, c->r, c->work);
     c->residuals++;
     return check(c->r, (size_t)c->n, "residual", t, err, errlen);
 }
@@ -126,7 +129,7 @@ int sens_accel(sens_ctx *c, double t, const double *z, const double *zd, double 
     for (int i = 0; i < n; ++i) zdd[i] = 0;
     if ((rc = residual(c, t, z, zd, zdd, err, errlen))) return rc;
     mb_args a = {t, z, zd, NULL, c->u, c->p, NULL};
-    c->m->mass(&a, c->T);
+    c->m->mass(&a, c->T, c->work);
     if ((rc = mb_chol_factor(n, c->T, err, errlen))) return rc;
     for (int i = 0; i < n; ++i) zdd[i] = -c->r[i];
     if ((rc = mb_chol_solve(n, c->T, 1, zdd, err, errlen))) return rc;
@@ -150,12 +153,12 @@ int sens_trap_step(sens_ctx *c, double t1, double h, const double *z0, const dou
         if (c->m->inverse_dynamics_tangent) { /* fused: one pass instead of three matrices */
             const double w[3] = {0.25 * h * h, 0.5 * h, 1.0};
             a.w = w;
-            c->m->inverse_dynamics_tangent(&a, c->T);
+            c->m->inverse_dynamics_tangent(&a, c->T, c->work);
             if ((rc = check(c->T, nn, "inverse_dynamics_tangent", t1, err, errlen))) return rc;
         } else {
-            c->m->inverse_dynamics_dz(&a, c->K);
-            c->m->inverse_dynamics_dzd(&a, c->C);
-            c->m->mass(&a, c->M);
+            c->m->inverse_dynamics_dz(&a, c->K, c->work);
+            c->m->inverse_dynamics_dzd(&a, c->C, c->work);
+            c->m->mass(&a, c->M, c->work);
             if ((rc = check(c->K, nn, "inverse_dynamics_dz", t1, err, errlen))) return rc;
             if ((rc = check(c->C, nn, "inverse_dynamics_dzd", t1, err, errlen))) return rc;
             sens_iteration_matrix(c, h);

@@ -19,6 +19,7 @@ typedef struct {
     double *Fp;                   /* n x np: dr/dp */
     double *r, *dx;               /* n */
     double *zp, *zdp;             /* n: Newton trial z and zd */
+    double *work;                 /* the model functions' workspace */
     mb_linalg *la;
     double newton_tol;
     int newton_max_iter;

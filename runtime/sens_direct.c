@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mb_work.h"
 #include "sens_common.h"
 #include "sens_direct.h"
 
@@ -21,11 +22,14 @@ static int aug_eval(aug_ctx *x, double t, const double *y, double *f, char *err,
     size_t nS = (size_t)n * np;
     const double *z = y, *zd = y + n, *S = y + 2 * n, *Sd = S + nS;
     mb_args a = {t, z, zd, NULL, c->u, c->p, NULL};
-    m->forward_dynamics(&a, x->zdd);
+    if ((rc = m->forward_dynamics(&a, x->zdd, c->work))) return mb_fn_status(m, rc, "forward_dynamics", t, err, errlen);
     if (np > 0) {
-        m->forward_dynamics_dz(&a, x->Fz);
-        m->forward_dynamics_dzd(&a, x->Fzd);
-        m->forward_dynamics_dp(&a, x->Fp);
+        if ((rc = m->forward_dynamics_dz(&a, x->Fz, c->work)))
+            return mb_fn_status(m, rc, "forward_dynamics_dz", t, err, errlen);
+        if ((rc = m->forward_dynamics_dzd(&a, x->Fzd, c->work)))
+            return mb_fn_status(m, rc, "forward_dynamics_dzd", t, err, errlen);
+        if ((rc = m->forward_dynamics_dp(&a, x->Fp, c->work)))
+            return mb_fn_status(m, rc, "forward_dynamics_dp", t, err, errlen);
     }
     for (int j = 0; j < np; ++j)
         for (int i = 0; i < n; ++i) {

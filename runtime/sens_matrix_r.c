@@ -127,13 +127,13 @@ static int mr_eval(mr_ctx *x, double t, const double *y, double *f, char *err, s
             if (!isind[k]) x->dep[nd++] = k;
         big = x->ldb = nc > nd ? nc : nd;
         mb_args a = {t, x->z, x->zd, x->zdd, c->u, c->p, NULL};
-        m->constraints_dz(&a, x->Jz);
+        m->constraints_dz(&a, x->Jz, c->work);
         for (int k = 0; k < nd; ++k) memcpy(x->Jd + (size_t)k * nc, x->Jz + (size_t)x->dep[k] * nc, (size_t)nc * sizeof(double));
         if ((rc = mb_qrp_factor(x->qr, nc, nd, x->Jd, 0, &rank, err, errlen))) return rc;
         const double *Sy = y + 2 * n, *Sdy = Sy + nS;
         /* S: independent rows from y, dependent from Phi_z S = -Phi_p. */
         memcpy(x->S, Sy, nS * sizeof(double));
-        m->constraints_dp(&a, x->Vp);
+        m->constraints_dp(&a, x->Vp, c->work);
         for (int j = 0; j < ns; ++j)
             for (int i = 0; i < nc; ++i) {
                 double s = x->with_p ? x->Vp[i + (size_t)j * nc] : 0;
@@ -143,8 +143,8 @@ static int mr_eval(mr_ctx *x, double t, const double *y, double *f, char *err, s
         if ((rc = solve_dep(x, rank, nd, x->S, err, errlen))) return rc;
         /* Sd: Phi_z Sd = -(V_z S + V_p). */
         memcpy(x->Sd, Sdy, nS * sizeof(double));
-        m->constraint_vel_dz(&a, x->Vz);
-        m->constraint_vel_dp(&a, x->Vp);
+        m->constraint_vel_dz(&a, x->Vz, c->work);
+        m->constraint_vel_dp(&a, x->Vp, c->work);
         for (int j = 0; j < ns; ++j)
             for (int i = 0; i < nc; ++i) {
                 double s = x->with_p ? x->Vp[i + (size_t)j * nc] : 0;
@@ -154,7 +154,7 @@ static int mr_eval(mr_ctx *x, double t, const double *y, double *f, char *err, s
             }
         if ((rc = solve_dep(x, rank, nd, x->Sd, err, errlen))) return rc;
         /* lambda from Phi_z' lambda = -r (least squares: redundant constraints give the minimum norm). */
-        m->inverse_dynamics(&a, x->r);
+        m->inverse_dynamics(&a, x->r, c->work);
         for (int i = 0; i < nc; ++i)
             for (int k = 0; k < n; ++k) x->At[k + (size_t)i * n] = x->Jz[i + (size_t)k * nc];
         for (int k = 0; k < n; ++k) x->lam[k] = -x->r[k];
@@ -163,11 +163,11 @@ static int mr_eval(mr_ctx *x, double t, const double *y, double *f, char *err, s
         mb_args aw = a;
         aw.w = x->lam;
         /* rhs1 = -((K + TWz) S + C Sd + r_p + TWp). */
-        m->inverse_dynamics_dz(&a, c->K);
-        m->inverse_dynamics_dzd(&a, c->C);
-        m->inverse_dynamics_dp(&a, c->Fp);
-        m->constraints_dz_tw_dz(&aw, x->TWz);
-        m->constraints_dz_tw_dp(&aw, x->TWp);
+        m->inverse_dynamics_dz(&a, c->K, c->work);
+        m->inverse_dynamics_dzd(&a, c->C, c->work);
+        m->inverse_dynamics_dp(&a, c->Fp, c->work);
+        m->constraints_dz_tw_dz(&aw, x->TWz, c->work);
+        m->constraints_dz_tw_dp(&aw, x->TWp, c->work);
         for (int j = 0; j < ns; ++j)
             for (int i = 0; i < n; ++i) {
                 double s = x->with_p ? c->Fp[i + (size_t)j * n] + x->TWp[i + (size_t)j * n] : 0;
@@ -177,11 +177,11 @@ static int mr_eval(mr_ctx *x, double t, const double *y, double *f, char *err, s
                 x->rhs1[i + (size_t)j * n] = -s;
             }
         /* X: Phi_z X = -((A_z + b_z) S + b_zd Sd + A_p + b_p), zero independent rows. */
-        m->constraint_acc_dz(&a, x->Az);
-        m->constraint_acc_dp(&a, x->Ap);
-        m->constraint_bias_dz(&a, x->bz);
-        m->constraint_bias_dzd(&a, x->bzd);
-        m->constraint_bias_dp(&a, x->bp);
+        m->constraint_acc_dz(&a, x->Az, c->work);
+        m->constraint_acc_dp(&a, x->Ap, c->work);
+        m->constraint_bias_dz(&a, x->bz, c->work);
+        m->constraint_bias_dzd(&a, x->bzd, c->work);
+        m->constraint_bias_dp(&a, x->bp, c->work);
         for (int j = 0; j < ns; ++j)
             for (int i = 0; i < nc; ++i) {
                 double s = x->with_p ? x->Ap[i + (size_t)j * nc] + x->bp[i + (size_t)j * nc] : 0;
@@ -194,7 +194,7 @@ static int mr_eval(mr_ctx *x, double t, const double *y, double *f, char *err, s
         if ((rc = solve_dep(x, rank, nd, x->X, err, errlen))) return rc;
         /* W = (R'MR)^-1 R'(rhs1 - M X); Sdd = X + R W. The kinematics is factored at z (mb_mr_accel). */
         if ((rc = mb_kin_R(kin, x->R, err, errlen))) return rc;
-        m->mass(&a, c->M);
+        m->mass(&a, c->M, c->work);
         for (int j = 0; j < ns; ++j)
             for (int i = 0; i < n; ++i) {
                 double s = x->rhs1[i + (size_t)j * n];

@@ -6,6 +6,7 @@
 #include "formulation_matrix_r.h"
 #include "formulation_tree.h"
 #include "linalg.h"
+#include "mb_work.h"
 #include "sim.h"
 
 struct mb_sim {
@@ -17,6 +18,7 @@ struct mb_sim {
     double *p, *u;      /* np, nu (NULL when 0: generated code does not read them) */
     double *ptmp;       /* max(np, nu): staging for set_params/set_inputs (all-or-nothing) */
     double *e2;         /* 2: energy scratch */
+    double *work;       /* the model functions' workspace */
     mb_tree *tree;
     mb_mr *mr;          /* matrix_r */
     mb_al3 *al3;        /* al3 */
@@ -122,6 +124,7 @@ void mb_sim_free(mb_sim *s) {
     free(s->u);
     free(s->ptmp);
     free(s->e2);
+    free(s->work);
     free(s);
 }
 
@@ -201,6 +204,7 @@ mb_sim *mb_sim_create(const mb_model *m, const mb_sim_options *o, char *err, siz
     if (nu && !(s->u = calloc(nu, sizeof(double)))) goto nomem;
     if (!(s->ptmp = calloc(np > nu ? np + 1 : nu + 1, sizeof(double)))) goto nomem;
     if (!(s->e2 = calloc(2, sizeof(double)))) goto nomem;
+    if (!(s->work = mb_work_alloc(m))) goto nomem;
     if (!(s->f2 = calloc(2 * nz, sizeof(double)))) goto nomem;
     if (m->nc > 0) {
         size_t nc = (size_t)m->nc;
@@ -443,7 +447,7 @@ int mb_sim_energy(mb_sim *s, double *kinetic, double *potential) {
         return mb_fail(s->msg, sizeof s->msg, MB_ERR_MODEL, "model %s has no energy function",
                        s->m->name ? s->m->name : "?");
     mb_args a = {s->t, s->y, s->y + s->nz, NULL, s->u, s->p, NULL};
-    s->m->energy(&a, s->e2);
+    s->m->energy(&a, s->e2, s->work);
     if (!isfinite(s->e2[0]) || !isfinite(s->e2[1]))
         return mb_fail(s->msg, sizeof s->msg, MB_ERR_NAN, "energy is (%g, %g) at t = %.10g", s->e2[0], s->e2[1],
                        s->t);
@@ -457,7 +461,7 @@ int mb_sim_power_nc(mb_sim *s, double *q_nc, double *power) {
         return mb_fail(s->msg, sizeof s->msg, MB_ERR_MODEL, "model %s has no forces_nc function",
                        s->m->name ? s->m->name : "?");
     mb_args a = {s->t, s->y, s->y + s->nz, NULL, s->u, s->p, NULL};
-    s->m->forces_nc(&a, q_nc);
+    s->m->forces_nc(&a, q_nc, s->work);
     double P = 0;
     for (int i = 0; i < s->nz; ++i) P += s->y[s->nz + i] * q_nc[i];
     if (!isfinite(P))
@@ -471,7 +475,7 @@ int mb_sim_points(mb_sim *s, double *xyz) {
     if (!s->m->points || s->m->npt < 1)
         return mb_fail(s->msg, sizeof s->msg, MB_ERR_MODEL, "model %s has no points", s->m->name ? s->m->name : "?");
     mb_args a = {s->t, s->y, s->y + s->nz, NULL, s->u, s->p, NULL};
-    s->m->points(&a, xyz);
+    s->m->points(&a, xyz, s->work);
     for (int i = 0; i < 3 * s->m->npt; ++i)
         if (!isfinite(xyz[i]))
             return mb_fail(s->msg, sizeof s->msg, MB_ERR_NAN, "point %s coordinate %d is %g at t = %.10g",
@@ -484,7 +488,7 @@ int mb_sim_tyres(mb_sim *s, double *out) {
     if (!m->tyres || m->ntyre < 1)
         return mb_fail(s->msg, sizeof s->msg, MB_ERR_MODEL, "model %s has no tyres", m->name ? m->name : "?");
     mb_args a = {s->t, s->y, s->y + s->nz, NULL, s->u, s->p, NULL};
-    m->tyres(&a, out);
+    m->tyres(&a, out, s->work);
     for (int i = 0; i < MB_TYRE_OUTPUTS * m->ntyre; ++i)
         if (!isfinite(out[i]))
             return mb_fail(s->msg, sizeof s->msg, MB_ERR_NAN, "tyre %s output %d is %g at t = %.10g",
@@ -516,15 +520,17 @@ int mb_sim_power_constraints(mb_sim *s, double *r, double *power) {
                        "model %s lacks inverse_dynamics, constraints_dz or constraints_dt, needed for the constraint power",
                        m->name ? m->name : "?");
     mb_args a = {s->t, s->y, s->y + nz, NULL, s->u, s->p, NULL};
-    m->constraints_dt(&a, s->ct);
+    if ((rc = mb_fn_status(m, m->constraints_dt(&a, s->ct, s->work), "constraints_dt", s->t, s->msg, sizeof s->msg)))
+        return rc;
     double tmax = 0;
     for (int i = 0; i < nc; ++i) tmax = fmax(tmax, fabs(s->ct[i]));
     if (tmax == 0) return MB_OK; /* scleronomic: the constraint forces do no work */
     const double *zdd;
     if ((rc = loop_zdd(s, &zdd))) return rc;
     a.zdd = zdd;
-    m->inverse_dynamics(&a, r);
-    m->constraints_dz(&a, s->cz);
+    if ((rc = mb_fn_status(m, m->inverse_dynamics(&a, r, s->work), "inverse_dynamics", s->t, s->msg, sizeof s->msg)) ||
+        (rc = mb_fn_status(m, m->constraints_dz(&a, s->cz, s->work), "constraints_dz", s->t, s->msg, sizeof s->msg)))
+        return rc;
     double *at = s->cz + (size_t)nc * nz; /* Phi_z', nz x nc */
     for (int i = 0; i < nc; ++i)
         for (int j = 0; j < nz; ++j) at[j + (size_t)i * nz] = s->cz[i + (size_t)j * nc];

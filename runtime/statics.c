@@ -7,6 +7,7 @@
 
 #include "linalg.h"
 #include "mb_status.h"
+#include "mb_work.h"
 
 struct mb_static {
     const mb_model *m;
@@ -15,6 +16,7 @@ struct mb_static {
     double *zero;           /* nz zeros: zd = zdd = 0 */
     double *r, *phi, *phiz, *ktw, *J, *b, *zt, *lt, *lam;
     mb_linalg *ws;
+    double *work;           /* the model functions' workspace */
 };
 
 void mb_static_options_default(mb_static_options *o) {
@@ -36,6 +38,7 @@ void mb_static_free(mb_static *s) {
     free(s->zt);
     free(s->lt);
     free(s->lam);
+    free(s->work);
     mb_linalg_free(s->ws);
     free(s);
 }
@@ -78,8 +81,9 @@ mb_static *mb_static_create(const mb_model *m, const mb_static_options *o, char 
     s->zt = alloc(nz);
     s->lt = alloc(nc);
     s->lam = alloc(nc);
+    s->work = mb_work_alloc(m);
     s->ws = s->n > 0 ? mb_linalg_create(s->n, s->n, 1, err, errlen) : NULL;
-    if (!s->zero || !s->r || !s->phi || !s->phiz || !s->ktw || !s->J || !s->b || !s->zt || !s->lt || !s->lam ||
+    if (!s->zero || !s->r || !s->phi || !s->phiz || !s->ktw || !s->J || !s->b || !s->zt || !s->lt || !s->lam || !s->work ||
         (s->n > 0 && !s->ws)) {
         mb_static_free(s);
         mb_fail(err, errlen, MB_ERR_ALLOC, "static: out of memory");
@@ -98,10 +102,10 @@ static double maxabs(int n, const double *v) {
 static int residual(mb_static *s, double t, const double *z, const double *lambda, const double *u, const double *p) {
     const mb_model *m = s->m;
     mb_args a = { t, z, s->zero, s->zero, u, p, lambda };
-    m->inverse_dynamics(&a, s->r);
+    m->inverse_dynamics(&a, s->r, s->work);
     if (s->nc > 0) {
-        m->constraints(&a, s->phi);
-        m->constraints_dz(&a, s->phiz);
+        m->constraints(&a, s->phi, s->work);
+        m->constraints_dz(&a, s->phiz, s->work);
         for (int j = 0; j < s->nz; ++j)
             for (int i = 0; i < s->nc; ++i) s->r[j] += s->phiz[(size_t)j * s->nc + i] * lambda[i];
     }
@@ -140,10 +144,10 @@ int mb_static_solve(mb_static *s, double t, double *z, double *lambda, const dou
         }
         /* Tangent [dr/dz + d(Phi_z' lambda)/dz, Phi_z'; Phi_z, 0] at the current iterate. */
         mb_args a = { t, z, s->zero, s->zero, u, p, lam };
-        m->inverse_dynamics_dz(&a, s->ktw);
+        m->inverse_dynamics_dz(&a, s->ktw, s->work);
         if (nc > 0) {
             double *k2 = s->J; /* scratch: d(Phi_z' lambda)/dz, then the tangent is rebuilt below */
-            m->constraints_dz_tw_dz(&a, k2);
+            m->constraints_dz_tw_dz(&a, k2, s->work);
             for (size_t q = 0; q < (size_t)nz * nz; ++q) s->ktw[q] += k2[q];
         }
         if (it == 0) kscale = fmax(1, maxabs(nz * nz, s->ktw));

@@ -25,6 +25,7 @@ local function check(label, tree)
   tap.ok((r.mass or 1) <= 1e-12, string.format("%s: M equals the oracle's CRBA (%.1e)", label, r.mass or -1))
   tap.is(r.symmetric, 0, label .. ": M is exactly symmetric")
   tap.is(r.not_pd, 0, label .. ": M is positive definite")
+  tap.is(r.bad_status, 0, label .. ": forward dynamics returns MB_FN_OK")
   tap.ok((r.inverse_dynamics or 1) <= 1e-12,
     string.format("%s: r = M zdd - Q equals the oracle's RNEA (%.1e)", label, r.inverse_dynamics or -1))
   tap.ok((r.forces or 1) <= 1e-12, string.format("%s: Q equals the oracle's (%.1e)", label, r.forces or -1))

@@ -10,7 +10,7 @@ local ok, out = H.sh(string.format("cd %s && lua5.4 generator/mbgen generate mod
 if not tap.ok(ok, "generate --functions mass,inverse_dynamics succeeds") then tap.diag(out) end
 local h, c = H.read(H.root .. dir .. "/chain.h") or "", H.read(H.root .. dir .. "/chain.c") or ""
 local declared = {}
-for nm in h:gmatch("void chain_([%w_]+)%(") do declared[#declared + 1] = nm end
+for nm in h:gmatch("int chain_([%w_]+)%(") do declared[#declared + 1] = nm end
 tap.is(table.concat(declared, " "), "mass inverse_dynamics", "the header declares exactly the two functions")
 local slots = {}
 for nm in c:gmatch("\n    %.([%w_]+) = chain_[%w_]+,") do
@@ -21,7 +21,7 @@ tap.is(table.concat(slots, " "), "mass inverse_dynamics", "the model table point
 -- The same text as in the full generation (committed generated/chain.c).
 local full = H.read(H.root .. "generated/chain.c") or ""
 local function body(text, fn)
-  local s = text:find("\nvoid chain_" .. fn .. "%(")
+  local s = text:find("\nint chain_" .. fn .. "%(")
   if not s then return nil end
   return text:sub(s, (text:find("\n}\n", s, true) or #text) + 2)
 end

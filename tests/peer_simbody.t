@@ -46,10 +46,10 @@ for _, c in ipairs { { "chain", { N = 3 } }, { "tree", {} } } do
     H.write(dir .. "/" .. c[1] .. ".state", table.concat(S, " ") .. "\n")
     H.generate(tree, dir .. "/" .. c[1], { functions = { "mass", "inverse_dynamics", "forward_dynamics" } })
     local n = tree.name
-    local ok1, mb = H.sh(string.format("gcc %s -I%sruntime -I%s/%s -DMODEL_HEADER='\"%s.h\"' -DNZ=%s_NZ -DMASS_FN=%s_mass " ..
+    local ok1, mb = H.sh(string.format("gcc %s -I%sruntime -I%s/%s -DMODEL_HEADER='\"%s.h\"' -DNZ=%s_NZ -DNWORK=%s_NWORK -DMASS_FN=%s_mass " ..
       "-DID_FN=%s_inverse_dynamics -DFD_FN=%s_forward_dynamics %stests/peers/mb_eval.c %s/%s/%s.c -lm -o %s/%s.mb " ..
       "&& %s/%s.mb < %s/%s.state",
-      H.CFLAGS, H.root, dir, c[1], n, n, n, n, n, H.root, dir, c[1], n, dir, c[1], dir, c[1], dir, c[1]))
+      H.CFLAGS, H.root, dir, c[1], n, n, n, n, n, n, H.root, dir, c[1], n, dir, c[1], dir, c[1], dir, c[1]))
     local ok2, sb = H.sh(string.format("%s/sb_agree < %s/%s.in", dir, dir, c[1]))
     if not (ok1 and ok2) then tap.diag(mb .. sb) end
     local A, B = parse(ok1 and mb or ""), parse(ok2 and sb or "")

@@ -4,10 +4,6 @@ local D = require "sym.diff"
 
 local M = {}
 
--- The mb_model fields these functions fill (runtime/mb_model.h, the sensitivity block at its end).
-M.SLOTS = { constraint_vel_dz = true, constraint_vel_dp = true, constraint_acc_dz = true, constraint_acc_dp = true,
-            constraints_dz_tw_dp = true }
-
 local function flat(J, rows, cols)
   local out = {}
   for j = 1, cols do for i = 1, rows do out[#out + 1] = J[i][j] end end

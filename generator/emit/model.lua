@@ -6,23 +6,11 @@ local CF = require "dynamics.constraint_functions"
 local errors = require "model.errors"
 local OF = require "dynamics.objective_functions"
 local CS = require "dynamics.constraint_sensitivity"
+local SL = require "emit.slots"
 
 local M = {}
 
 M.VERSION = "mbgen 0.1"
-
--- Every function slot of mb_model, in the struct's order (runtime/mb_model.h).
-local SLOTS = {
-  "mass", "forces", "forces_nc", "inverse_dynamics",
-  "inverse_dynamics_dz", "inverse_dynamics_dzd", "inverse_dynamics_dp", "inverse_dynamics_tangent",
-  "forward_dynamics", "forward_dynamics_dz", "forward_dynamics_dzd", "forward_dynamics_dp",
-  "energy", "points", "points_dz",
-  "constraints", "constraints_dz", "constraints_dp", "constraints_dt",
-  "constraint_bias", "constraint_bias_dz", "constraint_bias_dzd", "constraint_bias_dp",
-  "constraints_dz_tw_dz",
-}
-local PATTERN_SLOTS = { "mass", "inverse_dynamics_dz", "inverse_dynamics_dzd", "inverse_dynamics_dp",
-  "inverse_dynamics_tangent", "constraints_dz" }
 
 -- 64-bit FNV-1a of the model file, so a reader can tell which source a file came from.
 local function fnv1a(text)
@@ -75,12 +63,14 @@ end
 -- Dense Cholesky solve emitted once per file for the forward-dynamics derivatives: the solve is
 -- O(n³) work that unrolling would only bloat, so it stays a loop.
 local SOLVE = [[
-/* Solves M X = B in place for n x m column-major B by Cholesky; M (n x n) is overwritten. */
-static void %s_solve_spd(int n, mb_real *M, mb_real *B, int m)
+/* Solves M X = B in place for n x m column-major B by Cholesky; M (n x n) is overwritten. Returns
+ * MB_FN_SINGULAR at a pivot that is not positive and finite. */
+static int %s_solve_spd(int n, mb_real *M, mb_real *B, int m)
 {
     for (int j = 0; j < n; ++j) {
         mb_real d = M[j + j * n];
         for (int k = 0; k < j; ++k) d -= M[j + k * n] * M[j + k * n];
+        if (!MB_PIVOT_OK(d)) return MB_FN_SINGULAR;
         d = MB_SQRT(d);
         M[j + j * n] = d;
         for (int i = j + 1; i < n; ++i) {
@@ -102,25 +92,29 @@ static void %s_solve_spd(int n, mb_real *M, mb_real *B, int m)
             x[i] = s / M[i + i * n];
         }
     }
+    return MB_FN_OK;
 }
 ]]
 
+-- The right-hand side [M, B] goes to work, the solve runs there, and X is copied out.
 local function emit_solve_function(name, f, n)
   local rhs = name .. "_rhs"
-  local body = C.emit_function { name = rhs, exprs = f.exprs, comment = "M and -dr/dy at zdd = forward dynamics" }
-  body = body:gsub("\nvoid " .. rhs .. "%(", "\nstatic void " .. rhs .. "(", 1)
-  body = body:gsub("^void " .. rhs .. "%(", "static void " .. rhs .. "(", 1)
+  local body, info = C.emit_function { name = rhs, exprs = f.exprs, static = true,
+    comment = "M and -dr/dy at zdd = forward dynamics" }
   local model = name:match("^(.-)_forward_dynamics")
+  local k = #f.exprs
   return body .. string.format([[
 
-void %s(const mb_args *a, mb_real *out)
+int %s(const mb_args *a, mb_real *out, mb_real *work)
 {
-    mb_real w[%d];
-    %s(a, w);
-    %s_solve_spd(%d, w, w + %d, %d);
-    for (int i = 0; i < %d; ++i) out[i] = w[%d + i];
+    int rc;
+    (void)%s(a, work, work + %d);
+    rc = %s_solve_spd(%d, work, work + %d, %d);
+    if (rc) return rc;
+    for (int i = 0; i < %d; ++i) out[i] = work[%d + i];
+    return MB_FN_OK;
 }
-]], name, #f.exprs, rhs, model, n, n * n, f.cols, n * f.cols, n * n)
+]], name, rhs, k, model, n, n * n, f.cols, n * f.cols, n * n), k + info.nwork
 end
 
 -- Keeps the functions named in `only` (a list; nil keeps all); an unknown name is an error naming the
@@ -175,15 +169,18 @@ function M.generate(tree, source_text, opts)
   local needs_solve = false
   for _, f in ipairs(fns) do
     local cname = name .. "_" .. f.name
-    local text, ops
+    local text, ops, nwork
     if f.solve then
       needs_solve = true
-      text = emit_solve_function(cname, f, n)
+      text, nwork = emit_solve_function(cname, f, n)
       ops = C.count(f.exprs)
     else
-      text = C.emit_function { name = cname, exprs = f.exprs, comment = f.name }
+      local info
+      text, info = C.emit_function { name = cname, exprs = f.exprs, comment = f.name }
+      nwork = info.nwork
       ops = C.count(f.exprs)
     end
+    f.nwork = nwork
     bodies_c[#bodies_c + 1] = text
     local nnz = 0
     if not f.solve then
@@ -191,7 +188,7 @@ function M.generate(tree, source_text, opts)
     else
       nnz = f.rows * f.cols
     end
-    stats[#stats + 1] = { name = cname, rows = f.rows, cols = f.cols, nnz = nnz, ops = ops }
+    stats[#stats + 1] = { name = cname, rows = f.rows, cols = f.cols, nnz = nnz, ops = ops, nwork = nwork }
   end
 
   -- Header.
@@ -213,9 +210,15 @@ function M.generate(tree, source_text, opts)
   H[#H + 1] = ""
   H[#H + 1] = string.format("extern const mb_model %s_model;", name)
   H[#H + 1] = ""
+  local maxwork = 0
   for _, f in ipairs(fns) do
-    H[#H + 1] = string.format("void %s_%s(const mb_args *a, mb_real *out);", name, f.name)
+    H[#H + 1] = string.format("int %s_%s(const mb_args *a, mb_real *out, mb_real *work);", name, f.name)
+    H[#H + 1] = string.format("#define %s_%s_NWORK %d", name, f.name, f.nwork)
+    if f.nwork > maxwork then maxwork = f.nwork end
   end
+  H[#H + 1] = ""
+  H[#H + 1] = "/* The largest workspace of any function above, in mb_reals. */"
+  H[#H + 1] = string.format("#define %s_NWORK %d", name, maxwork)
   H[#H + 1] = ""
   H[#H + 1] = "#endif"
   H[#H + 1] = ""
@@ -269,9 +272,11 @@ function M.generate(tree, source_text, opts)
     zd0 = numbers_array(T, name .. "_zd0", zd0),
     independent = numbers_array(T, name .. "_independent", indep, "int"),
   }
+  local slots = SL.load()
   local patterns = {}
-  for _, slot in ipairs(PATTERN_SLOTS) do
-    local f = byname[slot]
+  for _, sl in ipairs(slots) do
+    local slot = sl.name
+    local f = sl.matrix and byname[slot]
     if f then
       local colptr, rowind = pattern(f)
       local base = name .. "_" .. slot .. "_pattern"
@@ -307,26 +312,22 @@ function M.generate(tree, source_text, opts)
   T[#T + 1] = string.format("    .simulate = { %s, %s, %s, %s, %s },",
     c_number(sim.t_end or 1), c_number(sim.step or 1e-3), c_number(sim.tolerance or 1e-6),
     c_string(sim.integrator or "rk4"), c_string(sim.formulation or (M.constraint_count(tree) > 0 and "matrix_r" or "tree")))
-  for _, slot in ipairs(SLOTS) do
-    if byname[slot] then T[#T + 1] = string.format("    .%s = %s_%s,", slot, name, slot) end
+  T[#T + 1] = string.format("    .nwork = %d,", maxwork)
+  for _, sl in ipairs(slots) do
+    if byname[sl.name] then
+      T[#T + 1] = string.format("    .%s = %s_%s,", sl.name, name, sl.name)
+      if patterns[sl.name] then T[#T + 1] = string.format("    .%s_pattern = %s,", sl.name, patterns[sl.name]) end
+    end
   end
-  for _, slot in ipairs(PATTERN_SLOTS) do
-    if patterns[slot] then T[#T + 1] = string.format("    .%s_pattern = %s,", slot, patterns[slot]) end
-  end
+  -- The members after the slots, in the struct's order (C++ builds of the file, as the ADOL-C peer test
+  -- makes, need designators in declaration order).
   if #objectives > 0 then T[#T + 1] = string.format("    .nobj = %d, .objectives = %s,", #objectives, objs_ref) end
-  for _, f in ipairs(fns) do
-    if CS.SLOTS[f.name] then T[#T + 1] = string.format("    .%s = %s_%s,", f.name, name, f.name) end
-  end
-  -- The members after the constraint sensitivities, in the struct's order (C++ builds of the file, as the
-  -- ADOL-C peer test makes, need designators in declaration order).
   if #tynames > 0 then
-    T[#T + 1] = string.format("    .ntyre = %d, .tyre_names = %s,%s", #tynames, refs.tyre_names,
-      byname.tyres and string.format(" .tyres = %s_tyres,", name) or "")
+    T[#T + 1] = string.format("    .ntyre = %d, .tyre_names = %s,", #tynames, refs.tyre_names)
   end
   local g = tree.gravity or { 0, 0, 0 }
   T[#T + 1] = string.format("    .gravity = { %s, %s, %s },", c_number(E.const_value(g[1]) or 0),
     c_number(E.const_value(g[2]) or 0), c_number(E.const_value(g[3]) or 0))
-  if byname.total_mass then T[#T + 1] = string.format("    .total_mass = %s_total_mass,", name) end
   T[#T + 1] = "};"
   L[#L + 1] = table.concat(T, "\n")
   L[#L + 1] = ""

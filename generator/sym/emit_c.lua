@@ -1,4 +1,4 @@
--- sym/emit_c.lua: prints a list of expressions as one C99 function `void name(const mb_args *a, mb_real *out)`.
+-- sym/emit_c.lua: prints a list of expressions as one C99 function `int name(const mb_args *a, mb_real *out, mb_real *work)`.
 local E = require "sym.expr"
 
 local C = {}
@@ -279,9 +279,9 @@ end
 local function sanitize(s) return (tostring(s):gsub("%*/", "* /")) end
 
 -- opts: name, exprs (flat list, column-major for matrices), sparse (write only the structural non-zeros),
--- comment, max_statements (default 4000) and max_operations (default 2000): past either, the body is split
--- into static helpers run in order, values that cross helpers living in an mb_real tmp[] array on the
--- caller's stack).
+-- comment, static (a file-local function), max_statements (default 4000) and max_operations (default 2000):
+-- past either, the body is split into static helpers run in order, values that cross helpers living in the
+-- caller's workspace work[]. Returns the text and { nwork = mb_reals of work it needs, nparts = }.
 function C.emit_function(opts)
   local name = assert(opts.name, "sym.emit_c: name is required")
   local roots = lifted(assert(opts.exprs, "sym.emit_c: exprs is required"))
@@ -331,7 +331,7 @@ function C.emit_function(opts)
     local nm = names[n]
     if nm then return nm end
     if cross[n] then
-      nm = "tmp[" .. cross[n] .. "]"
+      nm = "work[" .. cross[n] .. "]"
     else
       local x = n.args[1]
       if (n.op == "sin" or n.op == "cos") and x.op == "sym" and x.array == "z" then
@@ -346,7 +346,7 @@ function C.emit_function(opts)
   end
 
   local bodies, uses = {}, {}
-  for p = 1, nparts do bodies[p], uses[p] = {}, { a = false, out = false, tmp = false } end
+  for p = 1, nparts do bodies[p], uses[p] = {}, { a = false, out = false, work = false } end
   for s = 1, #stmts do
     local st = stmts[s]
     local p = st.part
@@ -354,7 +354,7 @@ function C.emit_function(opts)
     local text = {}
     for _, x in ipairs(st.frags) do
       if type(x) == "table" then
-        if cross[x] then u.tmp = true end
+        if cross[x] then u.work = true end
         text[#text + 1] = name_of(x)
       else
         text[#text + 1] = x
@@ -366,7 +366,7 @@ function C.emit_function(opts)
     if st.node then
       local nm = name_of(st.node)
       if cross[st.node] then
-        u.tmp = true
+        u.work = true
         line = "    " .. nm .. " = " .. rhs .. ";"
       else
         line = "    const mb_real " .. nm .. " = " .. rhs .. ";"
@@ -399,29 +399,32 @@ function C.emit_function(opts)
     split and string.format(", in %d parts", nparts) or ""))
   w(string.format(" * %d additions, %d multiplications, %d divisions, %d function calls */",
     cnt.add, cnt.mul, cnt.div, cnt.call))
+  local storage = opts.static and "static int " or "int "
   if split then
     for p = 1, nparts do
-      w(string.format("static void %s_part%d(const mb_args *a, mb_real *out, mb_real *tmp)", name, p))
+      w(string.format("static void %s_part%d(const mb_args *a, mb_real *out, mb_real *work)", name, p))
       w("{")
-      voids(uses[p], { "a", "out", "tmp" })
+      voids(uses[p], { "a", "out", "work" })
       for _, line in ipairs(bodies[p]) do w(line) end
       w("}")
       w("")
     end
   end
-  w("void " .. name .. "(const mb_args *a, mb_real *out)")
+  w(storage .. name .. "(const mb_args *a, mb_real *out, mb_real *work)")
   w("{")
   if split then
-    if ncross > 0 then w("    mb_real tmp[" .. ncross .. "];") end
+    if ncross == 0 then w("    (void)work;") end
     for p = 1, nparts do
-      w(string.format("    %s_part%d(a, out, %s);", name, p, ncross > 0 and "tmp" or "0"))
+      w(string.format("    %s_part%d(a, out, work);", name, p))
     end
   else
     voids(uses[1], { "a", "out" })
+    w("    (void)work;")
     for _, line in ipairs(bodies[1]) do w(line) end
   end
+  w("    return MB_FN_OK;")
   w("}")
-  return concat(out, "\n") .. "\n"
+  return concat(out, "\n") .. "\n", { nwork = ncross, nparts = nparts }
 end
 
 return C

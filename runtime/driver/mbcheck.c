@@ -16,6 +16,18 @@
 
 extern const mb_model MB_MODEL;
 
+/* Model calls with the workspace; a non-zero status (a singular M at a random state) fails the check. */
+static mb_real *work;
+static int failed_calls;
+static void call(mb_fn *f, const char *name, const mb_args *a, mb_real *out)
+{
+    int rc = f(a, out, work);
+    if (rc) {
+        if (failed_calls++ < 5) fprintf(stderr, "mbcheck: %s returned status %d\n", name, rc);
+        out[0] = NAN;
+    }
+}
+
 /* ARR_TANGENT: column j moves z_j, zd_j and zdd_j together by (c_z, c_v, c_a) = w[0..2], so the complex
  * step of the residual along it is column j of the fused tangent. */
 enum { ARR_Z, ARR_ZD, ARR_ZDD, ARR_P, ARR_T, ARR_TANGENT };
@@ -23,6 +35,7 @@ enum { ARR_Z, ARR_ZD, ARR_ZDD, ARR_P, ARR_T, ARR_TANGENT };
 typedef struct {
     const char *name;      /* derivative function */
     mb_fn *base, *deriv;
+    const char *bname;     /* base function */
     int rows, arr, cols;   /* base output size, differentiated array, its size */
     int solves;            /* the function solves with M: its rounding grows with cond(M) */
     int contract;          /* the base is nc x nz Phi_z; compare with Phi_z' w (constraints_dz_tw_dz) */
@@ -98,7 +111,7 @@ int main(int argc, char **argv)
     int ni = 0;
 #define ITEM(dname, b, d, r, ar, c) \
     if (m->b && m->d && (c) > 0 && (r) > 0) \
-        items[ni++] = (check_item){ dname, m->b, m->d, r, ar, c, strncmp(#d, "forward_dynamics", 16) == 0, 0 }
+        items[ni++] = (check_item){ dname, m->b, m->d, #b, r, ar, c, strncmp(#d, "forward_dynamics", 16) == 0, 0 }
     ITEM("mass (d inverse_dynamics / d zdd)", inverse_dynamics, mass, nz, ARR_ZDD, nz);
     ITEM("inverse_dynamics_dz", inverse_dynamics, inverse_dynamics_dz, nz, ARR_Z, nz);
     ITEM("inverse_dynamics_dzd", inverse_dynamics, inverse_dynamics_dzd, nz, ARR_ZD, nz);
@@ -116,11 +129,13 @@ int main(int argc, char **argv)
     ITEM("constraint_bias_dp", constraint_bias, constraint_bias_dp, nc, ARR_P, np);
 #undef ITEM
     if (m->constraints_dz && m->constraints_dz_tw_dz && nc > 0)
-        items[ni++] = (check_item){ "constraints_dz_tw_dz", m->constraints_dz, m->constraints_dz_tw_dz, nz, ARR_Z, nz, 0, 1 };
+        items[ni++] = (check_item){ "constraints_dz_tw_dz", m->constraints_dz, m->constraints_dz_tw_dz, "constraints_dz",
+                                    nz, ARR_Z, nz, 0, 1 };
 
     size_t big = (size_t)(nz + np + nc + 3 * npt + 4) * (size_t)(nz + np + 4);
     mb_real *buf = calloc(6 * (size_t)(nz + nu + np + nc + 4) + 4 * big, sizeof *buf);
-    if (!buf) { fprintf(stderr, "mbcheck: out of memory\n"); return 2; }
+    work = calloc(m->nwork > 0 ? (size_t)m->nwork : 1, sizeof *work);
+    if (!buf || !work) { fprintf(stderr, "mbcheck: out of memory\n"); return 2; }
     state s;
     mb_real *q = buf;
     s.z = q; q += nz + 1; s.zd = q; q += nz + 1; s.zdd = q; q += nz + 1;
@@ -144,7 +159,7 @@ int main(int argc, char **argv)
         if (m->mass) {
             mb_args a;
             to_args(&s, &a);
-            m->mass(&a, J);
+            call(m->mass, "mass", &a, J);
             double c = cond_estimate(J, nz, f0);
             if (c > cond) cond = c;
         }
@@ -152,7 +167,7 @@ int main(int argc, char **argv)
             const check_item *c = &items[it];
             mb_args a;
             to_args(&s, &a);
-            c->deriv(&a, J);
+            call(c->deriv, c->name, &a, J);
             double jmax = 0, ecs = 0, ecd = 0;
             for (int j = 0; j < c->cols; ++j) {
                 mb_real *x[3], x0[3];
@@ -169,12 +184,12 @@ int main(int argc, char **argv)
                 double h = 1e-30;
                 for (int k = 0; k < nx; ++k) *x[k] = x0[k] + dir[k] * h * I;
                 to_args(&s, &a);
-                c->base(&a, f0);
+                call(c->base, c->bname, &a, f0);
                 double hd = 1e-6 * (1.0 + fabs(creal(x0[0])));
                 for (int k = 0; k < nx; ++k) *x[k] = x0[k] + dir[k] * hd;
-                to_args(&s, &a); c->base(&a, fp);
+                to_args(&s, &a); call(c->base, c->bname, &a, fp);
                 for (int k = 0; k < nx; ++k) *x[k] = x0[k] - dir[k] * hd;
-                to_args(&s, &a); c->base(&a, fm);
+                to_args(&s, &a); call(c->base, c->bname, &a, fm);
                 for (int k = 0; k < nx; ++k) *x[k] = x0[k];
                 if (c->contract) {   /* Phi_z (nc x nz) -> Phi_z' w (nz), in place: column r only reads ahead */
                     mb_real *fs[3] = { f0, fp, fm };
@@ -210,7 +225,12 @@ int main(int argc, char **argv)
         bad += fail;
         printf("%-36s %12.2e %12.2e%s\n", items[it].name, worst_cs[it], worst_cd[it], fail ? "  FAIL" : "");
     }
+    if (failed_calls) {
+        printf("%d calls returned a non-zero status\n", failed_calls);
+        bad++;
+    }
     printf("%d functions checked at %d random states: %s\n", ni, nstates, bad ? "FAIL" : "ok");
     free(buf);
+    free(work);
     return bad ? 1 : 0;
 }

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "mb_model.h"
+#include "mb_work.h"
 #include "output_csv.h"
 #include "sim.h"
 #include "statics.h"
@@ -100,7 +101,9 @@ static int static_start(mb_sim *s, int quiet) {
                                     m->gravity[2] * m->gravity[2]);
         if (m->total_mass) {
             mb_args a = {mb_sim_t(s), z, NULL, NULL, mb_sim_inputs(s), mb_sim_params(s), NULL};
-            m->total_mass(&a, &mass);
+            double *work = mb_work_alloc(m);
+            if (!work || m->total_mass(&a, &mass, work)) mass = NAN;
+            free(work);
         }
         if (m->ntyre > 0) {
             if (!(tyr = malloc(MB_TYRE_OUTPUTS * (size_t)m->ntyre * sizeof *tyr))) goto done;

@@ -17,6 +17,7 @@ int main(void)
     double *z = calloc(n, sizeof *z), *zd = calloc(n, sizeof *zd), *zdd = calloc(n, sizeof *zdd);
     double *out = calloc((size_t)n * n * 2 + 2 * n, sizeof *out), *tau = calloc(n, sizeof *tau);
     double *zp = calloc(n, sizeof *zp), *rp = calloc(n, sizeof *rp), *rm = calloc(n, sizeof *rm);
+    double *work = calloc((size_t)m->nwork + 1, sizeof *work);
     struct ref_rng g;
     ref_rng_seed(&g, 7);
     for (int i = 0; i < n; ++i) {
@@ -27,14 +28,14 @@ int main(void)
     const double c[3] = { 0.25e-6, 0.5e-3, 1.0 };   /* trapezoidal, h = 1 ms */
     mb_args at = a;
     at.w = c;
-    TIME(t_mass, m->mass(&a, out); sink = out[0]);
+    TIME(t_mass, m->mass(&a, out, work); sink = out[0]);
     TIME(r_mass, ref_mass_matrix(t, z, out); sink = out[0]);
-    TIME(t_id, m->inverse_dynamics(&a, out); sink = out[0]);
+    TIME(t_id, m->inverse_dynamics(&a, out, work); sink = out[0]);
     TIME(r_id, ref_inverse_dynamics(t, z, zd, zdd, out); sink = out[0]);
-    TIME(t_fd, m->forward_dynamics(&a, out); sink = out[0]);
+    TIME(t_fd, m->forward_dynamics(&a, out, work); sink = out[0]);
     TIME(r_fd, ref_forward_dynamics(t, z, zd, tau, out); sink = out[0]);
-    TIME(t_jac, m->inverse_dynamics_dz(&a, out); m->inverse_dynamics_dzd(&a, out + (size_t)n * n); sink = out[0]);
-    TIME(t_tan, m->inverse_dynamics_tangent(&at, out); sink = out[0]);
+    TIME(t_jac, m->inverse_dynamics_dz(&a, out, work); m->inverse_dynamics_dzd(&a, out + (size_t)n * n, work); sink = out[0]);
+    TIME(t_tan, m->inverse_dynamics_tangent(&at, out, work); sink = out[0]);
     /* central differences of the generated residual: 2 calls per column, 2n columns */
     TIME(t_cd, {
         mb_args b = a;
@@ -45,8 +46,8 @@ int main(void)
             if (arr) b.zd = zp; else b.z = zp;
             for (int j = 0; j < n; ++j) {
                 double h = 1e-6 * (1 + fabs(base[j]));
-                zp[j] = base[j] + h; m->inverse_dynamics(&b, rp);
-                zp[j] = base[j] - h; m->inverse_dynamics(&b, rm);
+                zp[j] = base[j] + h; m->inverse_dynamics(&b, rp, work);
+                zp[j] = base[j] - h; m->inverse_dynamics(&b, rm, work);
                 zp[j] = base[j];
                 for (int i = 0; i < n; ++i) out[i + (size_t)j * n] = (rp[i] - rm[i]) / (2 * h);
             }
@@ -57,6 +58,6 @@ int main(void)
     printf("n %d\nmass_ns %.1f\nref_mass_ns %.1f\nid_ns %.1f\nref_id_ns %.1f\nfd_ns %.1f\nref_fd_ns %.1f\n",
            n, t_mass, r_mass, t_id, r_id, t_fd, r_fd);
     printf("jac_ns %.1f\ncd_jac_ns %.1f\ntangent_ns %.1f\n", t_jac, t_cd, t_tan);
-    free(z); free(zd); free(zdd); free(out); free(tau); free(zp); free(rp); free(rm);
+    free(z); free(zd); free(zdd); free(out); free(tau); free(zp); free(rp); free(rm); free(work);
     return 0;
 }

@@ -17,15 +17,15 @@ static void check_jacobians(const mb_model *m, double t, const double *z, const 
     double J[12], Jfd[12], ph[4], pl[4], zp[3], err = 0;
     const double *p = m->p_default;
     mb_args a = {t, z, zd, zdd, NULL, p, NULL};
-    m->constraints_dz(&a, J);
+    m->constraints_dz(&a, J, NULL);
     for (int j = 0; j < 3; ++j) {
         double h = 1e-6;
         memcpy(zp, z, sizeof zp);
         zp[j] += h;
         mb_args b = {t, zp, NULL, NULL, NULL, p, NULL};
-        m->constraints(&b, ph);
+        m->constraints(&b, ph, NULL);
         zp[j] -= 2 * h;
-        m->constraints(&b, pl);
+        m->constraints(&b, pl, NULL);
         for (int i = 0; i < nc; ++i) Jfd[i + nc * j] = (ph[i] - pl[i]) / (2 * h);
     }
     for (int i = 0; i < 3 * nc; ++i) err = fmax(err, fabs(J[i] - Jfd[i]));
@@ -34,14 +34,14 @@ static void check_jacobians(const mb_model *m, double t, const double *z, const 
     double h = 1e-4, p0[4], pp[4], pm[4], bias[4], Jz[4] = {0};
     for (int k = 0; k < 3; ++k) zp[k] = z[k];
     mb_args c0 = {t, zp, NULL, NULL, NULL, p, NULL};
-    m->constraints(&c0, p0);
+    m->constraints(&c0, p0, NULL);
     for (int k = 0; k < 3; ++k) zp[k] = z[k] + zd[k] * h + zdd[k] * h * h / 2;
     mb_args c1 = {t + h, zp, NULL, NULL, NULL, p, NULL};
-    m->constraints(&c1, pp);
+    m->constraints(&c1, pp, NULL);
     for (int k = 0; k < 3; ++k) zp[k] = z[k] - zd[k] * h + zdd[k] * h * h / 2;
     mb_args c2 = {t - h, zp, NULL, NULL, NULL, p, NULL};
-    m->constraints(&c2, pm);
-    m->constraint_bias(&a, bias);
+    m->constraints(&c2, pm, NULL);
+    m->constraint_bias(&a, bias, NULL);
     for (int i = 0; i < nc; ++i)
         for (int j = 0; j < 3; ++j) Jz[i] += J[i + nc * j] * zdd[j];
     err = 0;
@@ -86,7 +86,7 @@ int main(void) {
     is_int(mb_kin_R(k, R, err, sizeof err), MB_OK, "R");
     double J[6], PR[2] = {0, 0};
     mb_args a = {0, z, NULL, NULL, NULL, p, NULL};
-    cl_fourbar_model.constraints_dz(&a, J);
+    cl_fourbar_model.constraints_dz(&a, J, NULL);
     for (int i = 0; i < 2; ++i)
         for (int j = 0; j < 3; ++j) PR[i] += J[i + 2 * j] * R[j];
     ok(maxabs(PR, 2) < 1e-13 && R[ind] == 1, "Phi_z R = 0 (%.2g) and B R = I", maxabs(PR, 2));

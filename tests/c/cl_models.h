@@ -167,20 +167,20 @@ static void cl_tw(const cl_desc *d, const mb_args *a, mb_real *out) {
 }
 
 /* The mb_fn wrappers of one descriptor. */
-#define CL_WRAP(X)                                                                                  \
-    static void X##_w_mass(const mb_args *a, mb_real *o) { cl_mass(&X##_desc, a, o); }                \
-    static void X##_w_forces(const mb_args *a, mb_real *o) { cl_forces(&X##_desc, a, o); }            \
-    static void X##_w_id(const mb_args *a, mb_real *o) { cl_id(&X##_desc, a, o); }                    \
-    static void X##_w_id_dz(const mb_args *a, mb_real *o) { cl_id_d(&X##_desc, a, o, 0); }            \
-    static void X##_w_id_dzd(const mb_args *a, mb_real *o) { cl_id_d(&X##_desc, a, o, 1); }           \
-    static void X##_w_energy(const mb_args *a, mb_real *o) { cl_energy(&X##_desc, a, o); }            \
-    static void X##_w_phi(const mb_args *a, mb_real *o) { cl_phi(&X##_desc, a, o); }                  \
-    static void X##_w_phiz(const mb_args *a, mb_real *o) { cl_phiz(&X##_desc, a, o); }                \
-    static void X##_w_phit(const mb_args *a, mb_real *o) { cl_phit(&X##_desc, a, o); }                \
-    static void X##_w_bias(const mb_args *a, mb_real *o) { cl_bias(&X##_desc, a, o); }                \
-    static void X##_w_bias_dz(const mb_args *a, mb_real *o) { cl_bias_d(&X##_desc, a, o, 0); }        \
-    static void X##_w_bias_dzd(const mb_args *a, mb_real *o) { cl_bias_d(&X##_desc, a, o, 1); }       \
-    static void X##_w_tw(const mb_args *a, mb_real *o) { cl_tw(&X##_desc, a, o); }
+#define CL_WRAP(X)                                                                                                                 \
+    static int X##_w_mass(const mb_args *a, mb_real *o, mb_real *w) { (void)w; cl_mass(&X##_desc, a, o); return 0; }               \
+    static int X##_w_forces(const mb_args *a, mb_real *o, mb_real *w) { (void)w; cl_forces(&X##_desc, a, o); return 0; }           \
+    static int X##_w_id(const mb_args *a, mb_real *o, mb_real *w) { (void)w; cl_id(&X##_desc, a, o); return 0; }                   \
+    static int X##_w_id_dz(const mb_args *a, mb_real *o, mb_real *w) { (void)w; cl_id_d(&X##_desc, a, o, 0); return 0; }           \
+    static int X##_w_id_dzd(const mb_args *a, mb_real *o, mb_real *w) { (void)w; cl_id_d(&X##_desc, a, o, 1); return 0; }          \
+    static int X##_w_energy(const mb_args *a, mb_real *o, mb_real *w) { (void)w; cl_energy(&X##_desc, a, o); return 0; }           \
+    static int X##_w_phi(const mb_args *a, mb_real *o, mb_real *w) { (void)w; cl_phi(&X##_desc, a, o); return 0; }                 \
+    static int X##_w_phiz(const mb_args *a, mb_real *o, mb_real *w) { (void)w; cl_phiz(&X##_desc, a, o); return 0; }               \
+    static int X##_w_phit(const mb_args *a, mb_real *o, mb_real *w) { (void)w; cl_phit(&X##_desc, a, o); return 0; }               \
+    static int X##_w_bias(const mb_args *a, mb_real *o, mb_real *w) { (void)w; cl_bias(&X##_desc, a, o); return 0; }               \
+    static int X##_w_bias_dz(const mb_args *a, mb_real *o, mb_real *w) { (void)w; cl_bias_d(&X##_desc, a, o, 0); return 0; }       \
+    static int X##_w_bias_dzd(const mb_args *a, mb_real *o, mb_real *w) { (void)w; cl_bias_d(&X##_desc, a, o, 1); return 0; }      \
+    static int X##_w_tw(const mb_args *a, mb_real *o, mb_real *w) { (void)w; cl_tw(&X##_desc, a, o); return 0; }
 
 #define CL_FUNCS(X)                                                                                 \
     .mass = X##_w_mass, .forces = X##_w_forces, .inverse_dynamics = X##_w_id, .inverse_dynamics_dz = X##_w_id_dz, \

@@ -13,26 +13,36 @@
 
 /* ---- 1-DOF oscillator: m zdd + c zd + k z = u, one point at (z, 0, 0). ----
  * p = {c, k, m} (byte order), u = {force}. */
-static void osc_mass(const mb_args *a, mb_real *out) { out[0] = a->p[2]; }
-static void osc_forces(const mb_args *a, mb_real *out) {
+static int osc_mass(const mb_args *a, mb_real *out, mb_real *work) { (void)work; out[0] = a->p[2]; return 0; }
+static int osc_forces(const mb_args *a, mb_real *out, mb_real *work) {
+    (void)work;
     out[0] = -a->p[0] * a->zd[0] - a->p[1] * a->z[0] + (a->u ? a->u[0] : 0);
+    return 0;
 }
-static void osc_id(const mb_args *a, mb_real *out) {
+static int osc_id(const mb_args *a, mb_real *out, mb_real *work) {
+    (void)work;
     out[0] = a->p[2] * a->zdd[0] + a->p[0] * a->zd[0] + a->p[1] * a->z[0] - (a->u ? a->u[0] : 0);
+    return 0;
 }
-static void osc_id_dz(const mb_args *a, mb_real *out) { out[0] = a->p[1]; }
-static void osc_id_dzd(const mb_args *a, mb_real *out) { out[0] = a->p[0]; }
-static void osc_fd(const mb_args *a, mb_real *out) {
+static int osc_id_dz(const mb_args *a, mb_real *out, mb_real *work) { (void)work; out[0] = a->p[1]; return 0; }
+static int osc_id_dzd(const mb_args *a, mb_real *out, mb_real *work) { (void)work; out[0] = a->p[0]; return 0; }
+static int osc_fd(const mb_args *a, mb_real *out, mb_real *work) {
+    (void)work;
     out[0] = (-a->p[0] * a->zd[0] - a->p[1] * a->z[0] + (a->u ? a->u[0] : 0)) / a->p[2];
+    return 0;
 }
-static void osc_energy(const mb_args *a, mb_real *out) {
+static int osc_energy(const mb_args *a, mb_real *out, mb_real *work) {
+    (void)work;
     out[0] = 0.5 * a->p[2] * a->zd[0] * a->zd[0];
     out[1] = 0.5 * a->p[1] * a->z[0] * a->z[0];
+    return 0;
 }
-static void osc_points(const mb_args *a, mb_real *out) {
+static int osc_points(const mb_args *a, mb_real *out, mb_real *work) {
+    (void)work;
     out[0] = a->z[0];
     out[1] = 0;
     out[2] = 0;
+    return 0;
 }
 static const char *const osc_z_names[] = {"x"};
 static const char *const osc_p_names[] = {"c", "k", "m"};
@@ -92,60 +102,75 @@ static dp_terms dp_eval(const mb_args *x) {
     k.gc1 = (mP + mQ) * HAND_G * L1 * cos(z[0]) + k.gc12;
     return k;
 }
-static void dp_mass(const mb_args *x, mb_real *M) {
+static int dp_mass(const mb_args *x, mb_real *M, mb_real *work) {
+    (void)work;
     dp_terms k = dp_eval(x);
     M[0] = k.a + 2 * k.b + k.d;
     M[1] = M[2] = k.b + k.d;
     M[3] = k.d;
+    return 0;
 }
 /* Q = -(velocity products) - dV/dz + [tau, 0]. */
-static void dp_forces(const mb_args *x, mb_real *Q) {
+static int dp_forces(const mb_args *x, mb_real *Q, mb_real *work) {
+    (void)work;
     dp_terms k = dp_eval(x);
     const mb_real *v = x->zd;
     double tau = x->u ? x->u[0] : 0;
     Q[0] = k.e * v[1] * (2 * v[0] + v[1]) - k.g1 + tau;
     Q[1] = -k.e * v[0] * v[0] - k.g2;
+    return 0;
 }
-static void dp_id(const mb_args *x, mb_real *r) {
+static int dp_id(const mb_args *x, mb_real *r, mb_real *work) {
+    (void)work;
     dp_terms k = dp_eval(x);
     const mb_real *v = x->zd, *w = x->zdd;
     double tau = x->u ? x->u[0] : 0;
     r[0] = (k.a + 2 * k.b + k.d) * w[0] + (k.b + k.d) * w[1] - k.e * v[1] * (2 * v[0] + v[1]) + k.g1 - tau;
     r[1] = (k.b + k.d) * w[0] + k.d * w[1] + k.e * v[0] * v[0] + k.g2;
+    return 0;
 }
-static void dp_id_dz(const mb_args *x, mb_real *J) {
+static int dp_id_dz(const mb_args *x, mb_real *J, mb_real *work) {
+    (void)work;
     dp_terms k = dp_eval(x);
     const mb_real *v = x->zd, *w = x->zdd;
     J[0] = k.gc1;                                                                  /* dr1/dt1 */
     J[1] = k.gc12;                                                                 /* dr2/dt1 */
     J[2] = -2 * k.e * w[0] - k.e * w[1] - k.b * v[1] * (2 * v[0] + v[1]) + k.gc12; /* dr1/dt2 */
     J[3] = -k.e * w[0] + k.b * v[0] * v[0] + k.gc12;                               /* dr2/dt2 */
+    return 0;
 }
-static void dp_id_dzd(const mb_args *x, mb_real *J) {
+static int dp_id_dzd(const mb_args *x, mb_real *J, mb_real *work) {
+    (void)work;
     dp_terms k = dp_eval(x);
     const mb_real *v = x->zd;
     J[0] = -2 * k.e * v[1];            /* dr1/dt1' */
     J[1] = 2 * k.e * v[0];             /* dr2/dt1' */
     J[2] = -2 * k.e * (v[0] + v[1]);   /* dr1/dt2' */
     J[3] = 0;                          /* dr2/dt2' */
+    return 0;
 }
 /* Forward dynamics by the closed-form 2x2 inverse (stands in for the O(n) ABA). */
-static void dp_fd(const mb_args *x, mb_real *zdd) {
+static int dp_fd(const mb_args *x, mb_real *zdd, mb_real *work) {
+    (void)work;
     mb_real M[4], Q[2];
-    dp_mass(x, M);
-    dp_forces(x, Q);
+    dp_mass(x, M, work);
+    dp_forces(x, Q, work);
     double det = M[0] * M[3] - M[1] * M[2];
     zdd[0] = (M[3] * Q[0] - M[2] * Q[1]) / det;
     zdd[1] = (-M[1] * Q[0] + M[0] * Q[1]) / det;
+    return 0;
 }
-static void dp_energy(const mb_args *x, mb_real *E) {
+static int dp_energy(const mb_args *x, mb_real *E, mb_real *work) {
+    (void)work;
     const mb_real *p = x->p, *z = x->z, *v = x->zd;
     double L1 = p[0], L2 = p[1], mP = p[2], mQ = p[3], w = v[0] + v[1];
     E[0] = 0.5 * (mP + mQ) * L1 * L1 * v[0] * v[0] + 0.5 * mQ * L2 * L2 * w * w +
            mQ * L1 * L2 * cos(z[1]) * v[0] * w;
     E[1] = -(mP + mQ) * HAND_G * L1 * cos(z[0]) - mQ * HAND_G * L2 * cos(z[0] + z[1]);
+    return 0;
 }
-static void dp_points(const mb_args *x, mb_real *P) {
+static int dp_points(const mb_args *x, mb_real *P, mb_real *work) {
+    (void)work;
     const mb_real *p = x->p, *z = x->z;
     P[0] = p[0] * sin(z[0]);
     P[1] = -p[0] * cos(z[0]);
@@ -153,6 +178,7 @@ static void dp_points(const mb_args *x, mb_real *P) {
     P[3] = P[0] + p[1] * sin(z[0] + z[1]);
     P[4] = P[1] - p[1] * cos(z[0] + z[1]);
     P[5] = 0;
+    return 0;
 }
 static const char *const dp_z_names[] = {"shoulder", "elbow"};
 static const char *const dp_p_names[] = {"L1", "L2", "mP", "mQ"};
@@ -175,15 +201,19 @@ const mb_model hand_pendulum_model = {
 
 /* ---- Broken models that must be reported, never integrated. ---- */
 /* An indefinite "mass matrix" [[1, 2], [2, 1]] (eigenvalues 3 and -1). */
-static void bad_mass(const mb_args *a, mb_real *M) {
+static int bad_mass(const mb_args *a, mb_real *M, mb_real *work) {
+    (void)work;
     (void)a;
     M[0] = 1;
     M[1] = M[2] = 2;
     M[3] = 1;
+    return 0;
 }
-static void bad_forces(const mb_args *a, mb_real *Q) {
+static int bad_forces(const mb_args *a, mb_real *Q, mb_real *work) {
+    (void)work;
     Q[0] = -a->z[0];
     Q[1] = -a->z[1];
+    return 0;
 }
 static const char *const bad_z_names[] = {"a", "b"};
 static const double bad_z0[] = {1, 0}, bad_zd0[] = {0, 0};
@@ -194,9 +224,11 @@ const mb_model hand_indefinite_model = {
 };
 
 /* An oscillator whose force turns NaN after t = 0.5 (a model bug, e.g. sqrt of a negative). */
-static void nan_forces(const mb_args *a, mb_real *Q) {
-    osc_forces(a, Q);
+static int nan_forces(const mb_args *a, mb_real *Q, mb_real *work) {
+    (void)work;
+    osc_forces(a, Q, NULL);
     if (a->t > 0.5) Q[0] = sqrt(-1.0 - a->t);
+    return 0;
 }
 const mb_model hand_nan_model = {
     .name = "nan_oscillator", .nz = 1, .np = 3, .z_names = osc_z_names, .p_names = osc_p_names,

@@ -15,7 +15,7 @@ int main(void) {
     ok(tr != NULL, "tree formulation created for the double pendulum (%s)", err);
     is_int(mb_tree_accel(tr, 0, z, zd, u, p, acc, err, sizeof err), MB_OK, "accel by Cholesky");
     mb_args a = {0, z, zd, NULL, u, p, NULL};
-    dp->forward_dynamics(&a, ref); /* closed-form 2x2 inverse: an independent solve */
+    dp->forward_dynamics(&a, ref, NULL); /* closed-form 2x2 inverse: an independent solve */
     ok(fabs(acc[0] - ref[0]) < 1e-13 && fabs(acc[1] - ref[1]) < 1e-13, "Cholesky zdd = closed-form M^-1 Q (%.3g %.3g)",
        acc[0] - ref[0], acc[1] - ref[1]);
     is_int(mb_tree_residual(tr, 0, z, zd, acc, u, p, r, err, sizeof err), MB_OK, "residual at the solution");
@@ -24,9 +24,9 @@ int main(void) {
     /* T = cz dr/dz + cv dr/dzd + ca M, assembled by hand from the model here. */
     double T[4], M[4], Jz[4], Jv[4];
     a.zdd = acc;
-    dp->mass(&a, M);
-    dp->inverse_dynamics_dz(&a, Jz);
-    dp->inverse_dynamics_dzd(&a, Jv);
+    dp->mass(&a, M, NULL);
+    dp->inverse_dynamics_dz(&a, Jz, NULL);
+    dp->inverse_dynamics_dzd(&a, Jv, NULL);
     is_int(mb_tree_tangent(tr, 0, z, zd, acc, u, p, 0.25, 0.5, 2.0, T, err, sizeof err), MB_OK, "tangent");
     double worst = 0;
     for (int k = 0; k < 4; ++k) worst = fmax(worst, fabs(T[k] - (0.25 * Jz[k] + 0.5 * Jv[k] + 2.0 * M[k])));

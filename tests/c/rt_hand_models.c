@@ -8,7 +8,7 @@
 static double fd_check(const mb_model *m, const mb_args *a0, int wrt_zd, double *worst_abs) {
     int n = m->nz;
     double J[16], Jfd[16], z[4], zd[4], rp[4], rm[4];
-    (wrt_zd ? m->inverse_dynamics_dzd : m->inverse_dynamics_dz)(a0, J);
+    (wrt_zd ? m->inverse_dynamics_dzd : m->inverse_dynamics_dz)(a0, J, NULL);
     for (int j = 0; j < n; ++j) {
         const double h = 1e-6;
         mb_args a = *a0;
@@ -18,9 +18,9 @@ static double fd_check(const mb_model *m, const mb_args *a0, int wrt_zd, double 
         a.zd = zd;
         double *v = wrt_zd ? zd : z;
         v[j] += h;
-        m->inverse_dynamics(&a, rp);
+        m->inverse_dynamics(&a, rp, NULL);
         v[j] -= 2 * h;
-        m->inverse_dynamics(&a, rm);
+        m->inverse_dynamics(&a, rm, NULL);
         for (int i = 0; i < n; ++i) Jfd[i + j * n] = (rp[i] - rm[i]) / (2 * h);
     }
     double worst = 0, scale = 1;
@@ -41,9 +41,9 @@ static void check_model(const mb_model *m, const double *z, const double *zd, co
     double u[1] = {tau};
     mb_args a = {0.3, z, zd, zdd, u, p, NULL};
     double M[16], Q[4], r[4], e;
-    m->mass(&a, M);
-    m->forces(&a, Q);
-    m->inverse_dynamics(&a, r);
+    m->mass(&a, M, NULL);
+    m->forces(&a, Q, NULL);
+    m->inverse_dynamics(&a, r, NULL);
     double worst = 0;
     for (int i = 0; i < n; ++i) {
         double s = -Q[i];
@@ -69,7 +69,7 @@ static void check_model(const mb_model *m, const double *z, const double *zd, co
                 memcpy(v, zd, n * sizeof *v);
                 v[i] += si[k] * h;
                 v[j] += sj[k] * h;
-                m->energy(&b, E);
+                m->energy(&b, E, NULL);
                 f[k] = E[0];
             }
             double hess = (f[0] - f[1] - f[2] + f[3]) / (4 * h * h);
@@ -80,7 +80,7 @@ static void check_model(const mb_model *m, const double *z, const double *zd, co
     /* At zd = 0 and u = 0 the forces are only conservative: Q = -dV/dz. */
     double zero[4] = {0}, u0[1] = {0}, Q0[4];
     mb_args c = {0.3, z, zero, zdd, u0, p, NULL};
-    m->forces(&c, Q0);
+    m->forces(&c, Q0, NULL);
     worst = 0;
     for (int j = 0; j < n; ++j) {
         double zz[4], Ep[2], Em[2];
@@ -89,15 +89,15 @@ static void check_model(const mb_model *m, const double *z, const double *zd, co
         d.z = zz;
         memcpy(zz, z, n * sizeof *zz);
         zz[j] += h;
-        m->energy(&d, Ep);
+        m->energy(&d, Ep, NULL);
         zz[j] -= 2 * h;
-        m->energy(&d, Em);
+        m->energy(&d, Em, NULL);
         worst = fmax(worst, fabs(-(Ep[1] - Em[1]) / (2 * h) - Q0[j]));
     }
     ok(worst < 1e-7, "%s: Q(zd = 0) = -dV/dz (%.2g)", m->name, worst);
 
     double acc[4];
-    m->forward_dynamics(&a, acc);
+    m->forward_dynamics(&a, acc, NULL);
     worst = 0;
     for (int i = 0; i < n; ++i) {
         double s = -Q[i];
@@ -119,7 +119,7 @@ int main(void) {
      * with the exact time derivative dE/dt = dE/dz zd + dE/dzd zdd (by FD). */
     double u[1] = {0.9}, acc[2], E[2];
     mb_args a = {0, pz, pzd, NULL, u, pp, NULL};
-    hand_pendulum_model.forward_dynamics(&a, acc);
+    hand_pendulum_model.forward_dynamics(&a, acc, NULL);
     const double h = 1e-6;
     double zp[2], zdp[2], zm[2], zdm[2];
     for (int i = 0; i < 2; ++i) {
@@ -129,9 +129,9 @@ int main(void) {
         zdm[i] = pzd[i] - h * acc[i];
     }
     mb_args ap = {0, zp, zdp, NULL, u, pp, NULL}, am = {0, zm, zdm, NULL, u, pp, NULL};
-    hand_pendulum_model.energy(&ap, E);
+    hand_pendulum_model.energy(&ap, E, NULL);
     double Ep = E[0] + E[1];
-    hand_pendulum_model.energy(&am, E);
+    hand_pendulum_model.energy(&am, E, NULL);
     double Em = E[0] + E[1];
     is_double((Ep - Em) / (2 * h), u[0] * pzd[0], 1e-7, 1e-9, "double pendulum: dE/dt = tau * shoulder rate");
     return done_testing();

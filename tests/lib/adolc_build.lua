@@ -16,10 +16,10 @@ function M.build_command(H, tree, dir, opt)
   -- The taped adouble code at -O0 (only the tape's evaluations are timed; g++ -O2 takes minutes on it).
   local cmd = string.format("cd '%s' && gcc -std=c99 %s -I'%sruntime' -I. -DMB_MODEL=%s_model -c '%stests/peers/adolc_ref.c' -o ref.o" ..
     " && gcc -std=c99 %s -I'%sruntime' -c %s.c -o model.o" ..
-    " && g++ -std=c++17 -O0 -w -I'%sruntime' -I. -DAD_MODEL_C='\"ad/%s.c\"' -DAD_FN=%s_inverse_dynamics" ..
+    " && g++ -std=c++17 -O0 -w -I'%sruntime' -I. -DAD_MODEL_C='\"ad/%s.c\"' -DAD_FN=%s_inverse_dynamics -DAD_NWORK=%s_inverse_dynamics_NWORK" ..
     " -D%s_model=%s_model_ad -c '%stests/peers/adolc_tape.cpp' -o tape.o" ..
     " && g++ -std=c++17 %s -w -I'%stests/bench' '%stests/peers/adolc_jac.cpp' ref.o model.o tape.o -ladolc -o jac",
-    dir, opt, R, name, R, opt, R, name, R, name, name, name, name, R, opt, R, R)
+    dir, opt, R, name, R, opt, R, name, R, name, name, name, name, name, R, opt, R, R)
   return cmd, stats
 end
 

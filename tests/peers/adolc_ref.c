@@ -18,14 +18,20 @@ static const double *zero_u(void) {
     return u;
 }
 
+static double *work(void) {
+    static double *w;
+    if (!w) w = calloc((size_t)MB_MODEL.nwork + 1, sizeof *w);
+    return w;
+}
+
 void ref_residual(const double *z, const double *zd, const double *zdd, double *r) {
     mb_args a = { 0.0, z, zd, zdd, zero_u(), MB_MODEL.p_default, 0 };
-    MB_MODEL.inverse_dynamics(&a, r);
+    MB_MODEL.inverse_dynamics(&a, r, work());
 }
 
 /* J: n x 2n column-major, [dr/dz, dr/dzd]. */
 void ref_jacobian(const double *z, const double *zd, const double *zdd, double *J) {
     mb_args a = { 0.0, z, zd, zdd, zero_u(), MB_MODEL.p_default, 0 };
-    MB_MODEL.inverse_dynamics_dz(&a, J);
-    MB_MODEL.inverse_dynamics_dzd(&a, J + MB_MODEL.nz * MB_MODEL.nz);
+    MB_MODEL.inverse_dynamics_dz(&a, J, work());
+    MB_MODEL.inverse_dynamics_dzd(&a, J + MB_MODEL.nz * MB_MODEL.nz, work());
 }

@@ -34,7 +34,8 @@ void ad_tape(int n, const double *x, const double *zdd, const double *p, double 
     for (int i = 0; i < ref_np(); ++i) ap[i] = p[i];
     for (int i = 0; i <= ref_nu(); ++i) au[i] = 0.0;     // inputs held at zero, as in adolc_ref.c
     mb_args a = { adouble(0.0), az.data(), azd.data(), azdd.data(), au.data(), p ? ap.data() : 0, 0 };
-    AD_FN(&a, ar.data());
+    std::vector<adouble> work(AD_NWORK + 1);
+    AD_FN(&a, ar.data(), work.data());
     for (int i = 0; i < n; ++i) ar[i] >>= y[i];
     trace_off();
 }

@@ -38,6 +38,7 @@ int main(int argc, char **argv) {
     double *z = malloc(sizeof(double) * n), *zd = malloc(sizeof(double) * n), *zdd = malloc(sizeof(double) * n);
     double *M = malloc(sizeof(double) * n * n), *Mj = malloc(sizeof(double) * n * n);
     double *r = malloc(sizeof(double) * n), *rj = malloc(sizeof(double) * n);
+    double *work = calloc((size_t)g->nwork + 1, sizeof *work);
     double worst_m = 0, worst_r = 0;
     for (int k = 0; k < 10; ++k) {
         for (int i = 0; i < n; ++i) {
@@ -45,8 +46,8 @@ int main(int argc, char **argv) {
             d->qpos[map[i]] = z[i]; d->qvel[map[i]] = zd[i];
         }
         mb_args a = { 0.0, z, zd, zdd, NULL, g->p_default, NULL };
-        g->mass(&a, M);
-        g->inverse_dynamics(&a, r);
+        g->mass(&a, M, work);
+        g->inverse_dynamics(&a, r, work);
         mj_forward(m, d);
         for (int i = 0; i < n; ++i) d->qacc[map[i]] = zdd[i];
         mj_fullM(m, Mj, d->qM);

@@ -44,14 +44,15 @@ int main(int argc, char **argv)
         zdd[i] = udot[i] = 0.1 * i;
     }
     mb_args a = { 0.0, z.data(), zd.data(), zdd.data(), NULL, g->p_default, NULL };
+    std::vector<double> work((size_t)g->nwork + 1);
     State s = sb.system.getDefaultState();
     MultibodySystem &sys = sb.system;
     const SimbodyMatterSubsystem &mat = sb.matter;
 
     // Agreement at the timed state.
-    g->mass(&a, M1.data());
-    g->inverse_dynamics(&a, r1.data());
-    g->forward_dynamics(&a, a1.data());
+    g->mass(&a, M1.data(), work.data());
+    g->inverse_dynamics(&a, r1.data(), work.data());
+    g->forward_dynamics(&a, a1.data(), work.data());
     s.updQ() = q; s.updU() = u;
     sys.realize(s, Stage::Acceleration);
     mat.calcM(s, Ms);
@@ -66,13 +67,13 @@ int main(int argc, char **argv)
     std::printf("n %d\nmass_rel %.3g\nid_rel %.3g\nfd_rel %.3g\n", n, maxrel(M1, M2), maxrel(r1, r2), maxrel(a1, a2));
 
     double t_mass, s_mass, t_id, s_id, t_fd, s_fd;
-    TIME(t_mass, g->mass(&a, out.data()); sink = out[0]);
+    TIME(t_mass, g->mass(&a, out.data(), work.data()); sink = out[0]);
     TIME(s_mass, s.updQ() = q; sys.realize(s, Stage::Position); mat.calcM(s, Ms); sink = Ms(0, 0));
-    TIME(t_id, g->inverse_dynamics(&a, out.data()); sink = out[0]);
+    TIME(t_id, g->inverse_dynamics(&a, out.data(), work.data()); sink = out[0]);
     TIME(s_id, s.updQ() = q; s.updU() = u; sys.realize(s, Stage::Dynamics);
          mat.calcResidualForceIgnoringConstraints(s, sys.getMobilityForces(s, Stage::Dynamics),
              sys.getRigidBodyForces(s, Stage::Dynamics), udot, res); sink = res[0]);
-    TIME(t_fd, g->forward_dynamics(&a, out.data()); sink = out[0]);
+    TIME(t_fd, g->forward_dynamics(&a, out.data(), work.data()); sink = out[0]);
     TIME(s_fd, s.updQ() = q; s.updU() = u; sys.realize(s, Stage::Acceleration); sink = s.getUDot()[0]);
     std::printf("mass_ns %.1f\nsb_mass_ns %.1f\nid_ns %.1f\nsb_id_ns %.1f\nfd_ns %.1f\nsb_fd_ns %.1f\n",
                 t_mass, s_mass, t_id, s_id, t_fd, s_fd);

@@ -6,6 +6,10 @@
 #include "chain.h"
 #include "controller.h"
 
+/* The generated functions' workspace: caller-owned, sized at compile time (chain_NWORK is the largest of all
+ * the model's functions; a controller could use chain_mass_NWORK and chain_inverse_dynamics_NWORK). */
+static mb_real work[chain_NWORK > 0 ? chain_NWORK : 1];
+
 /* Reference: each joint swings about its initial angle with its own phase. */
 void ctl_reference(double t, int i, double *q, double *qd, double *qdd)
 {
@@ -31,12 +35,12 @@ void ctl_torque(double t, const double *z, const double *zd, int feedforward, do
         v[i] = (mb_real)(qdd + kd * (qd - zd[i]) + kp * (q - z[i]));
     }
     mb_args a = { (mb_real)t, zf, zdf, zero, 0, 0, 0 };
-    chain_mass(&a, M);
+    chain_mass(&a, M, work);
     if (!feedforward) {
         for (int i = 0; i < chain_NZ; ++i) tau[i] = M[i + i * chain_NZ] * v[i];
         return;
     }
-    chain_inverse_dynamics(&a, b);
+    chain_inverse_dynamics(&a, b, work);
     for (int i = 0; i < chain_NZ; ++i) {
         mb_real s = b[i];
         for (int j = 0; j < chain_NZ; ++j) s += M[i + j * chain_NZ] * v[j];
@@ -54,7 +58,7 @@ void ctl_inverse_dynamics(double t, const double *z, const double *zd, const dou
         zddf[i] = (mb_real)zdd[i];
     }
     mb_args a = { (mb_real)t, zf, zdf, zddf, 0, 0, 0 };
-    chain_inverse_dynamics(&a, rf);
+    chain_inverse_dynamics(&a, rf, work);
     for (int i = 0; i < chain_NZ; ++i) r[i] = rf[i];
 }
 

@@ -11,14 +11,15 @@
 #include "controller.h"
 
 enum { N = plant_NZ };
+static double work[plant_NWORK > 0 ? plant_NWORK : 1];
 
 /* zdd = M^-1 (Q + tau) by Cholesky; returns 0 when M is not positive definite. */
 static int accel(double t, const double *z, const double *zd, const double *tau, double *zdd)
 {
     double M[N * N], Q[N], L[N * N] = { 0 };
     mb_args a = { t, z, zd, 0, 0, 0, 0 };
-    plant_mass(&a, M);
-    plant_forces(&a, Q);
+    plant_mass(&a, M, work);
+    plant_forces(&a, Q, work);
     for (int j = 0; j < N; ++j) {
         double d = M[j + j * N];
         for (int k = 0; k < j; ++k) d -= L[j + k * N] * L[j + k * N];
@@ -101,7 +102,7 @@ int main(void)
             zdd[i] = sin(0.3 * k - i);
         }
         mb_args a = { 0.0, z, zd, zdd, 0, 0, 0 };
-        plant_inverse_dynamics(&a, r);
+        plant_inverse_dynamics(&a, r, work);
         ctl_inverse_dynamics(0.0, z, zd, zdd, rf);
         for (int i = 0; i < N; ++i) if (fabs(r[i]) > rmax) rmax = fabs(r[i]);
         for (int i = 0; i < N; ++i) if (fabs(rf[i] - r[i]) / rmax > worst) worst = fabs(rf[i] - r[i]) / rmax;
