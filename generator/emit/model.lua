@@ -117,15 +117,57 @@ int %s(const mb_args *a, mb_real *out, mb_real *work)
 ]], name, rhs, k, model, n, n * n, f.cols, n * f.cols, n * n), k + info.nwork
 end
 
+-- The file's sections: -DMB_PART=k compiles section k alone, so that the sections of a large model compile
+-- in parallel, in units small enough for gcc's time per unit to stay near linear (design/FACTS.md).
+local SECTIONS = [[
+/* Without MB_PART this file compiles whole; with -DMB_PART=k only its section k (of NAME_NSECTIONS in the
+ * header), so a build can compile the sections in parallel and link their objects together. */
+#ifdef MB_PART
+#define MB_SECTION(k) (MB_PART == (k))
+#else
+#define MB_SECTION(k) 1
+#endif
+]]
+
+-- Bytes of C per section: a vehicle's 5 MB compile in a dozen units, a small model in one.
+M.SECTION_BYTES = 400000
+
+-- Consecutive functions (their index lists) in sections of about equal size, at most SECTION_BYTES each.
+local function split_sections(bodies)
+  local total = 0
+  for _, text in ipairs(bodies) do total = total + #text end
+  local k = math.max(1, math.ceil(total / M.SECTION_BYTES))
+  local target = total / k
+  local sections, cur, size, done = {}, {}, 0, 0
+  for i, text in ipairs(bodies) do
+    if #cur > 0 and done + size + #text / 2 > target * (#sections + 1) then
+      sections[#sections + 1] = cur
+      done = done + size
+      cur, size = {}, 0
+    end
+    cur[#cur + 1] = i
+    size = size + #text
+  end
+  if #cur > 0 or #sections == 0 then sections[#sections + 1] = cur end
+  return sections
+end
+
+local function dedupe(list)
+  local seen, out = {}, {}
+  for _, x in ipairs(list) do if not seen[x] then seen[x] = true; out[#out + 1] = x end end
+  return out
+end
+
 -- Keeps the functions named in `only` (a list; nil keeps all); an unknown name is an error naming the
--- functions the model has. A controller that needs M and r compiles in a fraction of the time.
-local function select_functions(fns, only, tree)
+-- functions the model has, unless `lenient` (a job's fixed list, of which a model has what applies to it).
+-- A controller that needs M and r compiles in a fraction of the time.
+local function select_functions(fns, only, tree, lenient)
   if not only then return fns end
   local have, list = {}, {}
   for _, f in ipairs(fns) do have[f.name] = f; list[#list + 1] = f.name end
   local want = {}
   for _, nm in ipairs(only) do
-    if not have[nm] then
+    if not have[nm] and not lenient then
       errors.raise(tree.file, nil, "--functions", string.format("model \"%s\" has no function \"%s\"%s (it has: %s)",
         tree.name, nm, errors.hint(nm, list), table.concat(list, ", ")))
     end
@@ -136,15 +178,9 @@ local function select_functions(fns, only, tree)
   return kept
 end
 
--- Returns files = { ["NAME.c"] = text, ["NAME.h"] = text } and per-function stats. opts.functions: the
--- list of functions to emit (default all).
-function M.generate(tree, source_text, opts)
-  if not source_text and tree.file then
-    local fh = io.open(tree.file, "rb")
-    if fh then source_text = fh:read("a"); fh:close() end
-  end
-  local name = tree.name
-  local n = #tree.bodies
+-- The model's functions from the dynamics stages, as expression lists, and its objectives; opts.functions
+-- and opts.lenient select as in M.generate.
+local function build_functions(tree, opts)
   local built = TF.build(tree)
   local fns, byname = built.functions, {}
   local cfns = CF.build(tree, built)
@@ -152,44 +188,68 @@ function M.generate(tree, source_text, opts)
   for _, f in ipairs(CS.build(tree, built, cfns)) do fns[#fns + 1] = f end
   local ofns, objectives = OF.build(tree, built)
   for _, f in ipairs(ofns) do fns[#fns + 1] = f end
-  fns = select_functions(fns, opts and opts.functions, tree)
+  fns = select_functions(fns, opts and opts.functions, tree, opts and opts.lenient)
   for _, f in ipairs(fns) do byname[f.name] = f end
   -- With --functions an objective keeps only the parts that were emitted; one with none is left out.
-  do
-    local kept = {}
-    for _, o in ipairs(objectives) do
-      o.integrand = o.integrand and byname[o.integrand] and o.integrand or nil
-      o.terminal = o.terminal and byname[o.terminal] and o.terminal or nil
-      if o.integrand or o.terminal then kept[#kept + 1] = o end
-    end
-    objectives = kept
+  local kept = {}
+  for _, o in ipairs(objectives) do
+    o.integrand = o.integrand and byname[o.integrand] and o.integrand or nil
+    o.terminal = o.terminal and byname[o.terminal] and o.terminal or nil
+    if o.integrand or o.terminal then kept[#kept + 1] = o end
   end
+  return fns, byname, kept
+end
+
+-- One function's line of the roadmap's table: shape, structural non-zeros and operation counts.
+local function function_stats(name, f)
+  local nnz = 0
+  if not f.solve then
+    for _, e in ipairs(f.exprs) do if not E.is_zero(e) then nnz = nnz + 1 end end
+  else
+    nnz = f.rows * f.cols
+  end
+  return { name = name .. "_" .. f.name, rows = f.rows, cols = f.cols, nnz = nnz, ops = C.count(f.exprs) }
+end
+
+-- The stats M.generate returns, without printing any C (what `mbgen info` shows: the emitter's printing is
+-- most of generation's time on a vehicle).
+function M.stats(tree, opts)
+  local fns = build_functions(tree, opts)
+  local stats = {}
+  for _, f in ipairs(fns) do stats[#stats + 1] = function_stats(tree.name, f) end
+  return stats
+end
+
+-- Returns files = { ["NAME.c"] = text, ["NAME.h"] = text } and per-function stats. opts.functions: the
+-- list of functions to emit (default all); opts.lenient: names the model does not have are skipped.
+function M.generate(tree, source_text, opts)
+  if not source_text and tree.file then
+    local fh = io.open(tree.file, "rb")
+    if fh then source_text = fh:read("a"); fh:close() end
+  end
+  local name = tree.name
+  local n = #tree.bodies
+  local fns, byname, objectives = build_functions(tree, opts)
 
   local stats, bodies_c = {}, {}
-  local needs_solve = false
   for _, f in ipairs(fns) do
     local cname = name .. "_" .. f.name
-    local text, ops, nwork
+    local text, nwork
     if f.solve then
-      needs_solve = true
       text, nwork = emit_solve_function(cname, f, n)
-      ops = C.count(f.exprs)
     else
       local info
       text, info = C.emit_function { name = cname, exprs = f.exprs, comment = f.name }
       nwork = info.nwork
-      ops = C.count(f.exprs)
     end
     f.nwork = nwork
     bodies_c[#bodies_c + 1] = text
-    local nnz = 0
-    if not f.solve then
-      for _, e in ipairs(f.exprs) do if not E.is_zero(e) then nnz = nnz + 1 end end
-    else
-      nnz = f.rows * f.cols
-    end
-    stats[#stats + 1] = { name = cname, rows = f.rows, cols = f.cols, nnz = nnz, ops = ops, nwork = nwork }
+    local st = function_stats(name, f)
+    st.nwork = nwork
+    stats[#stats + 1] = st
   end
+
+  local sections = split_sections(bodies_c)
 
   -- Header.
   local H = {}
@@ -219,6 +279,8 @@ function M.generate(tree, source_text, opts)
   H[#H + 1] = ""
   H[#H + 1] = "/* The largest workspace of any function above, in mb_reals. */"
   H[#H + 1] = string.format("#define %s_NWORK %d", name, maxwork)
+  H[#H + 1] = string.format("/* %s.c compiles whole, or section by section with -DMB_PART=1..%s_NSECTIONS. */", name, name)
+  H[#H + 1] = string.format("#define %s_NSECTIONS %d", name, #sections)
   H[#H + 1] = ""
   H[#H + 1] = "#endif"
   H[#H + 1] = ""
@@ -235,8 +297,24 @@ function M.generate(tree, source_text, opts)
     n, total.add, total.mul, total.div, total.call)
   L[#L + 1] = string.format('#include "%s.h"', name)
   L[#L + 1] = ""
-  if needs_solve then L[#L + 1] = string.format(SOLVE, name) end
-  for _, text in ipairs(bodies_c) do L[#L + 1] = text end
+  L[#L + 1] = SECTIONS
+  local solve_in = {}
+  for k, sec in ipairs(sections) do
+    for _, i in ipairs(sec) do if fns[i].solve then solve_in[#solve_in + 1] = "MB_SECTION(" .. k .. ")" end end
+  end
+  if #solve_in > 0 then
+    L[#L + 1] = "#if " .. table.concat(dedupe(solve_in), " || ")
+    L[#L + 1] = string.format(SOLVE, name)
+    L[#L + 1] = "#endif"
+    L[#L + 1] = ""
+  end
+  for k, sec in ipairs(sections) do
+    L[#L + 1] = string.format("#if MB_SECTION(%d)", k)
+    L[#L + 1] = ""
+    for _, i in ipairs(sec) do L[#L + 1] = bodies_c[i] end
+    L[#L + 1] = string.format("#endif /* section %d */", k)
+    L[#L + 1] = ""
+  end
 
   -- Model table.
   local T = {}
@@ -329,7 +407,9 @@ function M.generate(tree, source_text, opts)
   T[#T + 1] = string.format("    .gravity = { %s, %s, %s },", c_number(E.const_value(g[1]) or 0),
     c_number(E.const_value(g[2]) or 0), c_number(E.const_value(g[3]) or 0))
   T[#T + 1] = "};"
+  L[#L + 1] = "#if MB_SECTION(1)"
   L[#L + 1] = table.concat(T, "\n")
+  L[#L + 1] = "#endif"
   L[#L + 1] = ""
 
   local files = {

@@ -281,7 +281,7 @@ local function sanitize(s) return (tostring(s):gsub("%*/", "* /")) end
 -- opts: name, exprs (flat list, column-major for matrices), sparse (write only the structural non-zeros),
 -- comment, static (a file-local function), max_statements (default 4000) and max_operations (default 2000):
 -- past either, the body is split into static helpers run in order, values that cross helpers living in the
--- caller's workspace work[]. Returns the text and { nwork = mb_reals of work it needs, nparts = }.
+-- caller's workspace work[] (as the members of a struct). Returns the text and { nwork = mb_reals of work it needs, nparts = }.
 function C.emit_function(opts)
   local name = assert(opts.name, "sym.emit_c: name is required")
   local roots = lifted(assert(opts.exprs, "sym.emit_c: exprs is required"))
@@ -316,34 +316,37 @@ function C.emit_function(opts)
     end
     if st.node then part_of[st.node] = st.part end
   end
-  -- Cross indices in order of first use are deterministic but not in definition order; renumber by
-  -- definition so tmp[] fills front to back.
-  if ncross > 0 then
-    local k = 0
-    for s = 1, #stmts do
-      local n = stmts[s].node
-      if n and cross[n] then cross[n] = k; k = k + 1 end
-    end
-  end
-
-  local names, serial = {}, 0
+  -- A temporary is named by its expression's shape (sym.expr's value-free hash), not by a counter: an edit
+  -- elsewhere in the model, or another number, leaves its name alone, so a diff of the generated C shows
+  -- only the statements that changed. Shapes that meet in one function take _2, _3 in statement order.
+  -- A value that crosses parts is a member of the function's struct laid over work[] (keep->NAME), in
+  -- order of definition: an added one is one more member, where an index would renumber all after it.
+  local names, taken, members = {}, {}, {}
   local function name_of(n)
     local nm = names[n]
     if nm then return nm end
-    if cross[n] then
-      nm = "work[" .. cross[n] .. "]"
+    local x = n.args[1]
+    if (n.op == "sin" or n.op == "cos") and x.op == "sym" and x.array == "z" then
+      nm = (n.op == "sin" and "s" or "c") .. x.index
     else
-      local x = n.args[1]
-      if (n.op == "sin" or n.op == "cos") and x.op == "sym" and x.array == "z" then
-        nm = (n.op == "sin" and "s" or "c") .. x.index
-      else
-        serial = serial + 1
-        nm = "t" .. serial
-      end
+      nm = string.format("t%06x", n.s & 0xffffff)
+      local k = taken[nm]
+      taken[nm] = (k or 1) + 1
+      if k then nm = nm .. "_" .. (k + 1) end
     end
+    if cross[n] then nm = "keep->" .. nm end
     names[n] = nm
     return nm
   end
+  -- Names in order of definition, so the _2 of a shape does not depend on where parts begin.
+  for s = 1, #stmts do
+    local n = stmts[s].node
+    if n then
+      local nm = name_of(n)
+      if cross[n] then members[#members + 1] = nm:sub(#"keep->" + 1) end
+    end
+  end
+  local keep_type = "struct " .. name .. "_keep"
 
   local bodies, uses = {}, {}
   for p = 1, nparts do bodies[p], uses[p] = {}, { a = false, out = false, work = false } end
@@ -400,11 +403,18 @@ function C.emit_function(opts)
   w(string.format(" * %d additions, %d multiplications, %d divisions, %d function calls */",
     cnt.add, cnt.mul, cnt.div, cnt.call))
   local storage = opts.static and "static int " or "int "
+  if ncross > 0 then
+    w(keep_type .. " {")
+    for _, m in ipairs(members) do w("    mb_real " .. m .. ";") end
+    w("};")
+    w("")
+  end
   if split then
     for p = 1, nparts do
       w(string.format("static void %s_part%d(const mb_args *a, mb_real *out, mb_real *work)", name, p))
       w("{")
       voids(uses[p], { "a", "out", "work" })
+      if uses[p].work then w("    " .. keep_type .. " *const keep = (" .. keep_type .. " *)work;") end
       for _, line in ipairs(bodies[p]) do w(line) end
       w("}")
       w("")

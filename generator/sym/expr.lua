@@ -48,26 +48,32 @@ end
 
 local OPH = setmetatable({}, { __index = function(t, op) local h = str_hash(op); t[op] = h; return h end })
 
+-- Two hashes per node: h covers the whole expression, s only its shape (every constant hashes alike), so
+-- that a model whose numbers change but not its structure orders its operands, and so schedules and names
+-- its generated temporaries, exactly as before: the diff of the generated C shows the numbers alone.
 local function make(key, op, args, value)
   local n = intern[key]
   if n then return n end
   local h, mask = OPH[op], 0
+  local s = h
   if args then
     for i = 1, #args do
       local a = args[i]
       h = mix(h, a.h)
+      s = mix(s, a.s)
       mask = mask | a.mask
     end
   end
   serial = serial + 1
-  n = setmetatable({ op = op, args = args, value = value, id = serial, key = key, h = h, mask = mask }, Node)
+  n = setmetatable({ op = op, args = args, value = value, id = serial, key = key, h = h, s = s, mask = mask }, Node)
   intern[key] = n
   return n
 end
 
--- Canonical operand order of commutative operations: by structural hash (so it does not depend on which of
--- two inputs was created first), the serial only breaking (astronomically rare) hash ties.
+-- Canonical operand order of commutative operations: by shape, then by the full hash (so it does not depend
+-- on which of two inputs was created first), the serial only breaking (astronomically rare) hash ties.
 local function before(x, y)
+  if x.s ~= y.s then return x.s < y.s end
   if x.h ~= y.h then return x.h < y.h end
   return x.id < y.id
 end
@@ -84,6 +90,7 @@ local function const(v)
   if n then return n end
   n = make(key, "const", nil, v)
   n.h = mix(OPH.const, (sunpack("<i8", key)))
+  n.s = OPH.const
   return n
 end
 E.const = const
@@ -129,7 +136,7 @@ function E.symbol(array, index, name)
   n = make(key, "sym", nil, nil)
   n.array, n.index, n.name = array, index, name
   local h = mix(mix(OPH.sym, code), index or -1)
-  n.h = h
+  n.h, n.s = h, h
   -- One of 62 bits per symbol: a node whose mask misses a symbol's bit cannot depend on it, which lets
   -- differentiation skip independent subgraphs without visiting them.
   n.mask = 1 << ((code * 40503 + (index or 0) * 2654435761) % 62)
@@ -312,6 +319,7 @@ function E.pow(a, k)
   end
   local n = make("pow " .. a.id .. " " .. ki, "pow", { a, const(ki) })
   n.k = ki
+  n.s = mix(mix(OPH.pow, a.s), ki) -- the exponent is part of the shape
   return n
 end
 
