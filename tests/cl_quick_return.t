@@ -15,7 +15,7 @@ local REF = {
 }
 local E0 = 38.880050163999
 for _, ref in ipairs(REF) do
-  local ok, out = H.sh(string.format("cd %s && lua5.4 generator/mbgen run models/quick_return.lua --integrator dopri5 " ..
+  local ok, out = H.sh(string.format("cd %s && lua5.4 generator/mbgen run -q models/quick_return.lua --integrator dopri5 " ..
     "--tolerance 1e-12 --t-end %g", H.root, ref[1]))
   tap.ok(ok and out:find("formulation matrix_r", 1, true), string.format("t = %g: runs with matrix_r by default", ref[1]))
   for i = 1, 5 do

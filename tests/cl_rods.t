@@ -7,7 +7,7 @@ local H = dofile((arg[0]:match("^(.-)tests/[^/]*$") or "./") .. "tests/lib/harne
 local tap = require "tap"
 
 local function run(model, t)
-  local ok, out = H.sh(string.format("cd %s && lua5.4 generator/mbgen run %s --integrator dopri5 --tolerance 1e-11 " ..
+  local ok, out = H.sh(string.format("cd %s && lua5.4 generator/mbgen run -q %s --integrator dopri5 --tolerance 1e-11 " ..
     "--formulation matrix_r --t-end %g", H.root, model, t))
   local r = { ok = ok }
   for _, q in ipairs { "O2", "O4" } do
@@ -30,7 +30,7 @@ for _, t in ipairs { 1, 2 } do
   tap.is_double(a.E, b.E, 1e-9, 1e-10, string.format("t = %g: total energy, conserved alike", t))
 end
 
-local ok, out = H.sh("cd " .. H.root .. " && lua5.4 generator/mbgen check tests/fixtures/fourbar_rod.lua")
+local ok, out = H.sh("cd " .. H.root .. " && lua5.4 generator/mbgen check -q tests/fixtures/fourbar_rod.lua")
 tap.ok(ok and out:find("mass (d inverse_dynamics / d zdd)", 1, true),
   "mbgen check on the rod model: M (with the rod's mass) is d(inverse dynamics)/d zdd, and every derivative passes")
 if not ok then tap.diag(out) end

@@ -6,7 +6,7 @@ local tap = require "tap"
 
 local _, list = H.sh("ls " .. H.root .. "models/*.lua")
 for path in list:gmatch("[^\n]+") do
-  local ok, out = H.sh(string.format("cd %s && lua5.4 generator/mbgen check %s", H.root, path:sub(#H.root + 1)))
+  local ok, out = H.sh(string.format("cd %s && lua5.4 generator/mbgen check -q %s", H.root, path:sub(#H.root + 1)))
   local n = tonumber(out:match("(%d+) functions checked")) or 0
   if not tap.ok(ok and n > 0, string.format("mbgen check %s: %d functions within tolerance", path:match("models/.*"), n)) then
     tap.diag(out)

@@ -37,7 +37,7 @@ local function rows(path)
   return list, text:sub(-1) == "\n"
 end
 
-local MBGEN = "lua5.4 generator/mbgen run "
+local MBGEN = "lua5.4 generator/mbgen run -q "
 -- name, arguments, exit status, patterns the message must hold, where the CSV ends: "at" (its last row is the
 -- time of the message: the step from there failed), "before" (the state at that time failed its checks), "none"
 -- (the start failed: no file), "end" (the run completed).

@@ -5,7 +5,7 @@ local H = dofile((arg[0]:match("^(.-)tests/[^/]*$") or "./") .. "tests/lib/harne
 local tap = require "tap"
 
 local function sens(args)
-  local ok, out = H.sh(string.format("cd %s && lua5.4 generator/mbgen sens %s", H.root, args))
+  local ok, out = H.sh(string.format("cd %s && lua5.4 generator/mbgen sens -q %s", H.root, args))
   local kv, names = {}, {}
   for k, v in out:gmatch("([%w_%.]+) ([^\n]+)") do
     kv[k] = tonumber(v) or v

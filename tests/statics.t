@@ -6,7 +6,7 @@ local tap = require "tap"
 
 local tmp = H.root .. "build/tmp/statics"
 H.sh("rm -rf '" .. tmp .. "' && mkdir -p '" .. tmp .. "'")
-local function run(args) return H.sh("cd " .. H.root .. " && lua5.4 generator/mbgen run " .. args) end
+local function run(args) return H.sh("cd " .. H.root .. " && lua5.4 generator/mbgen run -q " .. args) end
 local function first_row(path)
   local text = H.read(path) or ""
   local header, row = text:match("^([^\n]*)\n([^\n]*)")

@@ -8,7 +8,7 @@ local tap = require "tap"
 
 local tmp = H.root .. "build/tmp/veh_buggy"
 H.sh("rm -rf '" .. tmp .. "' && mkdir -p '" .. tmp .. "'")
-local function mbgen(args) return H.sh("cd " .. H.root .. " && lua5.4 generator/mbgen run models/buggy.lua " .. args) end
+local function mbgen(args) return H.sh("cd " .. H.root .. " && lua5.4 generator/mbgen run -q models/buggy.lua " .. args) end
 
 -- CSV -> { header index by name, rows = { {numbers} } }
 local function csv(path)

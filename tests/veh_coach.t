@@ -62,7 +62,7 @@ end
 
 -- Runs the model; returns ok, output.
 local function run(args)
-  return H.sh(string.format("cd %s && lua5.4 generator/mbgen run %s %s", H.root, MODEL, args))
+  return H.sh(string.format("cd %s && lua5.4 generator/mbgen run -q %s %s", H.root, MODEL, args))
 end
 local function final(out, name)
   local z, zd = out:match("\n%s*" .. name:gsub("%.", "%%.") .. "%s+z =%s+(%S+)%s+zd =%s+(%S+)")

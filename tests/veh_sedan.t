@@ -62,7 +62,7 @@ H.mkdir(dir)
 -- options), which saves the 20 s of regenerating the model's C to find it unchanged.
 local built = false
 local function run(args, csv)
-  local cmd = built and "build/run/models/sedan/mbrun" or "lua5.4 generator/mbgen run models/sedan.lua"
+  local cmd = built and "build/run/models/sedan/mbrun" or "lua5.4 generator/mbgen run -q models/sedan.lua"
   local ok, out = H.sh(string.format("cd %s && %s %s%s", H.root, cmd, args, csv and (" --out " .. csv) or ""))
   built = built or ok
   return ok, out

@@ -8,7 +8,7 @@ local tap = require "tap"
 local tmp = H.root .. "build/tmp/veh_tyre_contact"
 H.sh("rm -rf '" .. tmp .. "' && mkdir -p '" .. tmp .. "'")
 local MODEL = "tests/fixtures/tyre_cart.lua"
-local function run(args) return H.sh("cd " .. H.root .. " && lua5.4 generator/mbgen run " .. MODEL .. " " .. args) end
+local function run(args) return H.sh("cd " .. H.root .. " && lua5.4 generator/mbgen run -q " .. MODEL .. " " .. args) end
 
 -- The CSV as columns by name.
 local function read_csv(path)
@@ -120,9 +120,9 @@ local nlines = select(2, text:gsub("<polyline", ""))
 tap.is(nlines, 1 + 1 + 4 + 4 + 3, "one line per series (trajectory, a_y, 4 loads, 4 slips, 3 energies)")
 
 -- Every derivative, near the static pose (tyres on the road) and everywhere (tyres in and out of contact).
-ok, out = H.sh("cd " .. H.root .. " && lua5.4 generator/mbgen check " .. MODEL .. " --spread 0.002")
+ok, out = H.sh("cd " .. H.root .. " && lua5.4 generator/mbgen check -q " .. MODEL .. " --spread 0.002")
 tap.ok(ok and out:find("checked at 5 random states: ok"), "mbgen check near the pose" .. (ok and "" or (": " .. out)))
-ok, out = H.sh("cd " .. H.root .. " && lua5.4 generator/mbgen check " .. MODEL)
+ok, out = H.sh("cd " .. H.root .. " && lua5.4 generator/mbgen check -q " .. MODEL)
 tap.ok(ok and out:find("checked at 5 random states: ok"), "mbgen check at random states" .. (ok and "" or (": " .. out)))
 
 tap.done_testing()

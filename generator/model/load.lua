@@ -365,6 +365,15 @@ function M.load(path, overrides, opts)
   local model = normalize(rawB, E, false)
   model.design_order = order
   numeric.design_order = order
+  -- Every file the model read (itself, then its libraries, in the order of their first `use` in either
+  -- pass): the build cache hashes their text, so editing a library rebuilds the models that use it.
+  local sources, seen = { path }, { [path] = true }
+  for _, raw in ipairs { rawA, rawB } do
+    for _, p in ipairs(raw.sources) do
+      if not seen[p] then seen[p] = true; sources[#sources + 1] = p end
+    end
+  end
+  model.sources = sources
   model.numeric = numeric
   return model
 end

@@ -98,6 +98,8 @@ function M.run(file, source, opts)
   local raw = {
     file = file, parameters = {}, design = {}, inputs = {}, elements = {},
     initial = {}, initial_velocity = {}, used_overrides = {},
+    -- The library files `use` read, in order: mbgen's build cache keys on their text (run/build.lua).
+    sources = {},
   }
   local env, builtin, declared = {}, {}, {}
   -- Libraries loaded by `use`, by name: their chunk names let errors inside them say where they are.
@@ -300,6 +302,7 @@ function M.run(file, source, opts)
       fail("use", "library " .. M.syntax_message(syntax, text, path), line)
     end
     lib_sources["@" .. path] = path
+    raw.sources[#raw.sources + 1] = path
     budget.register("@" .. path, path)
     local value = chunk()
     libs[name] = value == nil and true or value

@@ -1,4 +1,4 @@
--- run/build.lua: writes a generated model into build/KIND/MODEL[-settings]/ and links it with the runtime and a driver, recompiling only what changed.
+-- run/build.lua: builds a model's driver in build/KIND/MODEL[-settings]/, keyed by a hash of its inputs: nothing is regenerated, recompiled or relinked that has not changed.
 local B = {}
 
 local function shell_quote(s) return "'" .. tostring(s):gsub("'", "'\\''") .. "'" end
@@ -86,55 +86,288 @@ function B.runtime_library(root)
   return os.execute(make)
 end
 
--- opts: root (the repository), kind ("run", "sens"), model (the model file's path), name (model name),
--- overrides (the --set table), files (from emit.model.generate), driver (path of the driver's .c), exe (its
--- file name), cflags (model object). The model's object is compiled only when its generated C or the flags
--- changed (its unrolled code is the slow part): its name carries a hash of both, so a process never links
--- an object compiled from other sources. The driver is linked every time against the runtime library,
--- which make keeps current, so a rebuilt runtime is always the one that runs. Returns the executable's
--- path, or nil and a message.
+-- Lists the regular files under dirs (relative to root), sorted, so the cache key never depends on the
+-- order a directory happens to list them in.
+local function list_files(root, dirs, pattern)
+  local cmd = "cd " .. shell_quote(root) .. " && find"
+  for _, d in ipairs(dirs) do cmd = cmd .. " " .. shell_quote(d) end
+  cmd = cmd .. " -type f" .. (pattern and (" -name " .. shell_quote(pattern)) or "") .. " 2>/dev/null"
+  local p = io.popen(cmd)
+  local files = {}
+  for line in p:lines() do files[#files + 1] = line end
+  p:close()
+  table.sort(files)
+  return files
+end
+
+-- Hash of the texts of files (paths relative to root), each with its path: the same files with the same
+-- bytes give the same hash on any machine and in any copy of the repository.
+local function hash_files(root, files)
+  local parts = {}
+  for _, f in ipairs(files) do
+    parts[#parts + 1] = f .. "\0" .. (read(root .. "/" .. f) or "\1missing") .. "\0"
+  end
+  return B.hash(table.concat(parts))
+end
+
+-- The generator's own sources: every file under generator/ and the two runtime headers it reads or
+-- writes against (mb_model.h, mb_slots.h). Read once per process: a changed generator changes every key.
+local GENERATOR
+function B.generator_hash(root)
+  if not GENERATOR then
+    local files = list_files(root, { "generator" })
+    files[#files + 1] = "runtime/mb_model.h"
+    files[#files + 1] = "runtime/mb_slots.h"
+    GENERATOR = hash_files(root, files)
+  end
+  return GENERATOR
+end
+
+-- The cache key of a model's build, computed before anything is generated: the generator's sources, the
+-- texts of the model file and of every library it loaded (sources: paths, from model.load's
+-- model.sources), the generation-time --set values, the job's function list (nil: all) and the model's
+-- compiler flags. MBGEN_CACHE_SALT, when set, is mixed in too: it stands for an edit of the generator in
+-- tests (which must not edit generator files) and forces a rebuild without deleting anything.
+function B.cache_key(p)
+  local parts = { "mbgen build cache 1", B.generator_hash(p.root), "salt=" .. (os.getenv("MBGEN_CACHE_SALT") or "") }
+  for i, path in ipairs(p.sources or {}) do
+    -- An unreadable file gives a key no build has, so the build runs and reports the real problem.
+    parts[#parts + 1] = "source " .. i .. "\0" .. (read(path) or ("\1unreadable " .. path .. " " .. os.time()))
+  end
+  local keys = {}
+  for k, v in pairs(p.overrides or {}) do keys[#keys + 1] = k .. "=" .. string.format("%.17g", v) end
+  table.sort(keys)
+  parts[#parts + 1] = "set " .. table.concat(keys, " ")
+  parts[#parts + 1] = "functions " .. (p.functions and table.concat(p.functions, ",") or "*")
+  parts[#parts + 1] = "cflags " .. (p.cflags or "")
+  return B.hash(table.concat(parts, "\0"))
+end
+
+-- The number of cores, once per process (nproc; 1 when it cannot tell).
+local CORES
+function B.cores()
+  if not CORES then
+    local p = io.popen("nproc 2>/dev/null")
+    CORES = math.max(1, tonumber(p and p:read("l") or "") or 1)
+    if p then p:close() end
+  end
+  return CORES
+end
+
+-- The manifest: what a finished build produced, with a content hash of each product, written last
+-- (under a temporary name, then renamed), so a build that stopped half-way never looks finished, and a
+-- product damaged since is noticed and rebuilt instead of linked. One per key (NAME-KEY.manifest), so
+-- two kinds of build of one folder (other --cflags) keep their products side by side.
+local function read_manifest(path, key)
+  local text = read(path)
+  if not text or not text:match("^mbgen build manifest 1\n") then return nil end
+  local m = { files = {}, objects = {} }
+  for line in text:gmatch("[^\n]+") do
+    local w = {}
+    for x in line:gmatch("%S+") do w[#w + 1] = x end
+    if w[1] == "key" then m.key = w[2]
+    elseif w[1] == "file" then m.files[#m.files + 1] = { name = w[2], hash = w[3] }
+    elseif w[1] == "object" then m.objects[#m.objects + 1] = { name = w[2], hash = w[3] }
+    elseif w[1] == "exe" then m.exe = { name = w[2], hash = w[3], link = w[4] }
+    end
+  end
+  if m.key ~= key or #m.files == 0 or #m.objects == 0 then return nil end
+  return m
+end
+
+local function write_manifest(path, m)
+  local L = { "mbgen build manifest 1", "key " .. m.key }
+  for _, f in ipairs(m.files) do L[#L + 1] = "file " .. f.name .. " " .. f.hash end
+  for _, o in ipairs(m.objects) do L[#L + 1] = "object " .. o.name .. " " .. o.hash end
+  if m.exe then L[#L + 1] = "exe " .. m.exe.name .. " " .. m.exe.hash .. " " .. m.exe.link end
+  write(path, table.concat(L, "\n") .. "\n")
+end
+
+local function file_hash(path)
+  local s = read(path)
+  return s and B.hash(s) or nil
+end
+
+-- The units of a generated model: NAME_NSECTIONS in NAME.h (K >= 1) means NAME.c compiled with
+-- -DMB_PART=k, k = 1..K, gives K objects that together make the model; without it, one object.
+local function units(name, header, k12)
+  local k = tonumber((header or ""):match("#define%s+" .. name .. "_NSECTIONS%s+(%d+)"))
+  local list = {}
+  if not k or k < 1 then
+    list[1] = { name = name .. "-" .. k12 .. ".o", part = nil }
+  else
+    for i = 1, k do list[i] = { name = string.format("%s.p%d-%s.o", name, i, k12), part = i } end
+  end
+  return list
+end
+
+-- Runs the compile commands, at most `jobs` at a time (xargs -P), each writing its object under a
+-- temporary name and renaming it into place. Returns true when every command succeeded.
+local function run_parallel(cmds, jobs)
+  if #cmds == 1 then return os.execute(cmds[1]) and true or false end
+  local list = os.tmpname()
+  local f = assert(io.open(list, "wb"))
+  for _, c in ipairs(cmds) do f:write(c, "\0") end
+  f:close()
+  local ok = os.execute(string.format("xargs -0 -P %d -n 1 sh -c < %s", jobs, shell_quote(list)))
+  os.remove(list)
+  return ok and true or false
+end
+
+-- opts: root (the repository), kind ("run", "sens", "check"), model (the model file's path), name (model
+-- name), overrides (the generation-time --set table), key (B.cache_key), generate (a function returning
+-- emit.model's files, called only when the cache cannot serve them), driver (path of the driver's .c), exe
+-- (its file name), cflags (the model's objects, default -O1), driver_cflags (default -O1), runtime (false:
+-- link without build/libmbrt.a), libs (default -llapack -lm), progress (a function taking one line, or
+-- nil), what (the driver's name in progress lines).
+-- When the manifest of this key lists intact products, neither the emitter nor the compiler runs; the
+-- driver is relinked only when its inputs changed (its source, the runtime headers, the objects, or a
+-- build/libmbrt.a newer than the executable). Returns the executable's path, or nil and a message; the
+-- third value says what was done: { dir, generated, compiled (units), linked, objects }.
 function B.executable(opts)
-  local root, name = opts.root, opts.name
+  local root, name, key = opts.root, opts.name, opts.key
   local cflags = opts.cflags or "-O1"
+  local say = opts.progress or function() end
+  local use_lib = opts.runtime ~= false
+  local libs = opts.libs or "-llapack -lm"
   local dir = B.folder(root, opts.kind, opts.model, opts.overrides)
   os.execute("mkdir -p " .. shell_quote(dir))
-  local fnames = {}
-  for fname in pairs(opts.files) do fnames[#fnames + 1] = fname end
-  table.sort(fnames)
-  for _, fname in ipairs(fnames) do
-    local path = dir .. "/" .. fname
-    if read(path) ~= opts.files[fname] then write(path, opts.files[fname]) end
-  end
-  local key = B.hash(cflags .. "\0" .. opts.files[name .. ".h"] .. "\0" .. opts.files[name .. ".c"]):sub(1, 12)
-  local obj = dir .. "/" .. name .. "-" .. key .. ".o"
-  local compiled = false
-  if not read(obj) then
-    local cc = string.format("gcc -std=c99 %s -Wall -Wextra -Werror -I%s -I%s -c %s -o %s", cflags,
-      shell_quote(root .. "/runtime"), shell_quote(dir), shell_quote(dir .. "/" .. name .. ".c"), shell_quote(obj .. B.suffix()))
-    if not os.execute(cc) then
-      os.remove(obj .. B.suffix())
-      return nil, "compiling the generated model failed: " .. cc
+  local k12 = key:sub(1, 12)
+  local mpath = dir .. "/" .. name .. "-" .. k12 .. ".manifest"
+  local info = { dir = dir, generated = false, compiled = 0, linked = false, objects = {} }
+
+  -- What the manifest promises, checked against the bytes on disk.
+  local man = read_manifest(mpath, key)
+  local files_ok = man ~= nil
+  local objects, good, damaged = {}, {}, {}
+  if man then
+    for _, f in ipairs(man.files) do
+      if file_hash(dir .. "/" .. f.name) ~= f.hash then files_ok = false; damaged[#damaged + 1] = f.name end
     end
-    os.rename(obj .. B.suffix(), obj)
-    compiled = true
-    -- Objects of earlier sources or flags are stale; one written in the last 10 minutes may be about to be
-    -- linked by a concurrent run with other flags, so it stays until a later build.
-    os.execute(string.format("find %s -maxdepth 1 -name %s ! -name %s -mmin +10 -delete 2>/dev/null", shell_quote(dir),
-      shell_quote(name .. "-*.o"), shell_quote(name .. "-" .. key .. ".o")))
+    for _, o in ipairs(man.objects) do
+      objects[#objects + 1] = { name = o.name, part = tonumber(o.name:match("%.p(%d+)%-")), hash = o.hash }
+      if file_hash(dir .. "/" .. o.name) == o.hash then good[o.name] = true else damaged[#damaged + 1] = o.name end
+    end
+    if #damaged > 0 then say(string.format("rebuilding %s: %s missing or damaged", name, table.concat(damaged, ", "))) end
   end
-  if not B.runtime_library(root) then
+
+  local fhashes = {}
+  if man then for _, f in ipairs(man.files) do fhashes[f.name] = f.hash end end
+  local need_compile = false
+  for _, o in ipairs(objects) do if not good[o.name] then need_compile = true end end
+  if not man or not files_ok then
+    say(string.format("generating %s for %s", name, opts.what or opts.exe))
+    local files, nfunctions = opts.generate()
+    info.generated, info.nfunctions = true, nfunctions
+    local fnames = {}
+    for fname in pairs(files) do fnames[#fnames + 1] = fname end
+    table.sort(fnames)
+    local same = man ~= nil
+    for _, fname in ipairs(fnames) do
+      local path = dir .. "/" .. fname
+      if read(path) ~= files[fname] then write(path, files[fname]) end
+      local h = B.hash(files[fname])
+      if fhashes[fname] ~= h then same = false end
+      fhashes[fname] = h
+    end
+    -- Objects the manifest vouches for were compiled from these very texts only if the texts are the same.
+    if not same then
+      objects, good = units(name, files[name .. ".h"], k12), {}
+      need_compile = true
+    end
+  end
+
+  if need_compile then
+    local todo, cmds = {}, {}
+    for _, o in ipairs(objects) do
+      if not good[o.name] then
+        -- A damaged object is not removed first: the rename replaces it at once, and a concurrent run of
+        -- the same key may be linking the intact copy it just renamed into place.
+        local obj = dir .. "/" .. o.name
+        todo[#todo + 1] = o
+        cmds[#cmds + 1] = string.format("gcc -std=c99 %s -Wall -Wextra -Werror%s -I%s -I%s -c %s -o %s && mv -f %s %s",
+          cflags, o.part and (" -DMB_PART=" .. o.part) or "", shell_quote(root .. "/runtime"), shell_quote(dir),
+          shell_quote(dir .. "/" .. name .. ".c"), shell_quote(obj .. B.suffix()), shell_quote(obj .. B.suffix()), shell_quote(obj))
+      end
+    end
+    local jobs = math.min(B.cores(), #todo)
+    say(string.format("compiling %s%s in %d unit%s on %d core%s", name,
+      info.nfunctions and string.format(" (%d functions)", info.nfunctions) or "", #todo, #todo == 1 and "" or "s",
+      jobs, jobs == 1 and "" or "s"))
+    local ok = run_parallel(cmds, jobs)
+    for i, o in ipairs(todo) do
+      local h = file_hash(dir .. "/" .. o.name)
+      if not ok or not h then
+        os.remove(dir .. "/" .. o.name .. B.suffix())
+        if not h then return nil, "compiling the generated model failed: " .. cmds[i] end
+      end
+      o.hash = h
+    end
+    if not ok then return nil, "compiling the generated model failed: " .. cmds[1] end
+    info.compiled = #todo
+    -- A concurrent build of another version of this model (another key) may have rewritten NAME.c while
+    -- these objects compiled: then they do not belong to this key and are not recorded.
+    for fname, h in pairs(fhashes) do
+      if file_hash(dir .. "/" .. fname) ~= h then
+        for _, o in ipairs(todo) do os.remove(dir .. "/" .. o.name) end
+        return nil, "the generated C in " .. dir .. " changed during the build (another mbgen building another version of this model?): run again"
+      end
+    end
+  end
+
+  local names = {}
+  for fname in pairs(fhashes) do names[#names + 1] = fname end
+  table.sort(names)
+  local newman = { key = key, files = {}, objects = {}, exe = man and man.exe or nil }
+  for _, fname in ipairs(names) do newman.files[#newman.files + 1] = { name = fname, hash = fhashes[fname] } end
+  for _, o in ipairs(objects) do
+    newman.objects[#newman.objects + 1] = { name = o.name, hash = o.hash }
+    info.objects[#info.objects + 1] = dir .. "/" .. o.name
+  end
+  if info.generated or info.compiled > 0 then
+    newman.exe = nil
+    write_manifest(mpath, newman)
+    -- Products of earlier keys are stale; one written in the last 10 minutes may be about to be linked by
+    -- a concurrent run with other flags, so it stays until a later build.
+    os.execute(string.format("find %s -maxdepth 1 \\( -name %s -o -name %s -o -name %s \\) ! -name %s ! -name %s -mmin +10 -delete 2>/dev/null",
+      shell_quote(dir), shell_quote(name .. "-*.o"), shell_quote(name .. ".p*-*.o"), shell_quote(name .. "-*.manifest"),
+      shell_quote("*-" .. k12 .. ".o"), shell_quote(name .. "-" .. k12 .. ".manifest")))
+  end
+
+  local lib = root .. "/build/libmbrt.a"
+  if use_lib and not B.runtime_library(root) then
     return nil, "building the runtime library failed (make build/libmbrt.a)"
   end
   local exe = dir .. "/" .. opts.exe
-  local ld = string.format("gcc -std=c99 -O1 -Wall -Wextra -Werror -DMB_MODEL=%s_model -I%s %s %s %s -llapack -lm -o %s",
-    name, shell_quote(root .. "/runtime"), shell_quote(opts.driver), shell_quote(obj),
-    shell_quote(root .. "/build/libmbrt.a"), shell_quote(exe .. B.suffix()))
-  if not os.execute(ld) then
-    os.remove(exe .. B.suffix())
-    return nil, "linking the driver failed: " .. ld
+  local dflags = opts.driver_cflags or "-O1"
+  -- Everything the link reads besides the runtime library, whose date is compared instead.
+  local lparts = { key, read(opts.driver) or "", dflags, libs, use_lib and "lib" or "nolib" }
+  for _, h in ipairs(list_files(root, { "runtime" }, "*.h")) do lparts[#lparts + 1] = h .. "\0" .. (read(root .. "/" .. h) or "") end
+  for _, o in ipairs(newman.objects) do lparts[#lparts + 1] = o.name .. " " .. o.hash end
+  local lkey = B.hash(table.concat(lparts, "\0"))
+  local e = newman.exe
+  local linked_ok = e and e.name == opts.exe and e.link == lkey and file_hash(exe) == e.hash
+    and (not use_lib or os.execute("test " .. shell_quote(exe) .. " -nt " .. shell_quote(lib)))
+  if not linked_ok then
+    local objs = {}
+    for _, p in ipairs(info.objects) do objs[#objs + 1] = shell_quote(p) end
+    local ld = string.format("gcc -std=c99 %s -Wall -Wextra -Werror -DMB_MODEL=%s_model -I%s -I%s %s %s %s %s -o %s",
+      dflags, name, shell_quote(root .. "/runtime"), shell_quote(dir), shell_quote(opts.driver), table.concat(objs, " "),
+      use_lib and shell_quote(lib) or "", libs, shell_quote(exe .. B.suffix()))
+    if not os.execute(ld) then
+      os.remove(exe .. B.suffix())
+      return nil, "linking the driver failed: " .. ld
+    end
+    local h = file_hash(exe .. B.suffix())
+    os.rename(exe .. B.suffix(), exe)
+    info.linked = true
+    newman.exe = { name = opts.exe, hash = h, link = lkey }
+    write_manifest(mpath, newman)
   end
-  os.rename(exe .. B.suffix(), exe)
-  return exe, nil, { dir = dir, compiled = compiled, object = obj }
+  if not info.generated and info.compiled == 0 then
+    say(string.format("%s is up to date (cached)%s", name, info.linked and ", driver relinked" or ""))
+  end
+  return exe, nil, info
 end
 
 return B

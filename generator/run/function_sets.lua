@@ -1,0 +1,55 @@
+-- run/function_sets.lua: the model functions each driver can reach, so `mbgen run` and `sens` emit and compile only those.
+-- Read off runtime/*.c and runtime/driver/*.c (every `m->SLOT` they call); a slot left out is NULL in the
+-- model table, and each runtime entry point checks the slots it needs when it is created and reports a
+-- missing one as an error ("... needs ...") instead of calling it. A new call of a slot in the runtime must
+-- add that slot here (tests/gen_cache.t runs every formulation and integrator with these sets).
+local M = {}
+
+-- runtime/driver/mbrun.c and what it links: sim.c (any --formulation, any --integrator), the formulations
+-- tree (forward_dynamics with --forward-dynamics; the tangent or mass and the two Jacobians for the
+-- trapezoidal rule), matrix_r (mass, forces) and al3 (mass, residual, its Jacobians, constraints_dz_tw_dz),
+-- kinematics.c (the closed loops' position, velocity and acceleration levels), statics.c (--static: the
+-- residual, dr/dz and the constraint terms), output_csv.c (energy, points, tyres), and mbrun.c itself
+-- (total_mass for the static loads, forces_nc for the energy balance). No derivative with respect to p:
+-- those are the largest functions, and only sensitivities need them.
+M.run = {
+  "mass", "forces", "forces_nc", "inverse_dynamics", "inverse_dynamics_dz", "inverse_dynamics_dzd",
+  "inverse_dynamics_tangent", "forward_dynamics", "energy", "points", "tyres", "total_mass",
+  "constraints", "constraints_dz", "constraints_dt", "constraint_bias", "constraints_dz_tw_dz",
+}
+
+-- runtime/driver/mbsens.c and what it links: sens.c, sens_common.c, sens_direct.c, sens_adjoint.c (DDM and
+-- AVM on open trees: forward dynamics and inverse dynamics with their z, zd and p derivatives),
+-- sens_matrix_r.c with formulation_matrix_r.c and kinematics.c (closed loops: the constraints and all
+-- their derivatives), plus the objectives (added per model by M.for_job). mbsens writes no CSV and has
+-- no energy balance, so energy, points, tyres, forces_nc and total_mass stay out.
+M.sens = {
+  "mass", "forces", "inverse_dynamics", "inverse_dynamics_dz", "inverse_dynamics_dzd", "inverse_dynamics_dp",
+  "inverse_dynamics_tangent", "forward_dynamics", "forward_dynamics_dz", "forward_dynamics_dzd",
+  "forward_dynamics_dp", "constraints", "constraints_dz", "constraints_dp", "constraints_dt",
+  "constraint_bias", "constraint_bias_dz", "constraint_bias_dzd", "constraint_bias_dp",
+  "constraints_dz_tw_dz", "constraints_dz_tw_dp", "constraint_vel_dz", "constraint_vel_dp",
+  "constraint_acc_dz", "constraint_acc_dp",
+}
+
+-- runtime/driver/mbcheck.c walks every slot (mb_slot_fn) against complex step: it needs everything, so
+-- `check` has no list (nil: the emitter's default, all functions).
+M.check = nil
+
+-- The list for a job ("run", "sens", "check") on a tree, or nil for all functions. The emitter takes it
+-- with lenient = true: a model has only the names that apply to it (no constraints on an open tree).
+function M.for_job(kind, tree)
+  local base = M[kind]
+  if not base then return nil end
+  local list = { table.unpack(base) }
+  if kind == "sens" then
+    -- mbsens picks the objective by name at run time (--objective), so every objective stays.
+    for _, o in ipairs(tree.objectives or {}) do
+      list[#list + 1] = "objective_" .. o.name .. "_integrand"
+      list[#list + 1] = "objective_" .. o.name .. "_terminal"
+    end
+  end
+  return list
+end
+
+return M

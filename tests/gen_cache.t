@@ -1,0 +1,196 @@
+#!/usr/bin/env lua5.4
+-- gen_cache.t: `mbgen run` reuses an unchanged build (no emitter, no compiler), rebuilds on every change of
+-- its cache key and on a damaged product, links split units into the same results as one object, and the
+-- drivers run every formulation and integrator with the job's reduced function set (issue 19).
+local H = dofile((arg[0]:match("^(.-)tests/[^/]*$") or "./") .. "tests/lib/harness.lua")
+local tap = require "tap"
+local B = require "run.build"
+
+-- A model inside the repository (so its build folder is build/run/build/tmp/gen_cache/osc) that uses a
+-- library from its own lib/ folder, so that editing either can be tested without touching models/.
+local tmp = H.root .. "build/tmp/gen_cache"
+H.sh("rm -rf '" .. tmp .. "' && mkdir -p '" .. tmp .. "/lib'")
+local root = select(2, H.sh("cd '" .. H.root .. "' && pwd -P")):gsub("\n$", "")
+local model = tmp .. "/osc.lua"
+local MODEL = [[
+model "cache_osc"
+design { k = 100 }
+local S = use "cache_spring"
+body "mass" { mass = 1, inertia = { 1e-3, 1e-3, 1e-3 } }
+prismatic "slide" { parent = "ground", child = "mass", axis = { 1, 0, 0 } }
+joint_spring "spring" { joint = "slide", stiffness = k * S.scale }
+initial { slide = 0.1 }
+simulate { t_end = 0.5, step = 1e-4 }
+]]
+local LIB = "return { scale = 1 }\n"
+H.write(model, MODEL)
+H.write(tmp .. "/lib/cache_spring.lua", LIB)
+local dir = B.folder(root, "run", root .. "/build/tmp/gen_cache/osc.lua", {})
+H.sh("rm -rf '" .. dir .. "'")
+
+-- Runs mbgen from the repository with env (a prefix of the command); returns its exit, output (stdout and
+-- stderr) and x(0.5).
+local function run(args, env)
+  local ok, out = H.sh(string.format("cd '%s' && %s lua5.4 generator/mbgen run build/tmp/gen_cache/osc.lua --cflags -O0 --t-end 0.5 %s",
+    root, env or "", args or ""))
+  return ok, out, tonumber(out:match("slide%s+z =%s+(%S+)"))
+end
+local function built(out) return out:match("mbgen: generating") ~= nil, out:match("mbgen: compiling") ~= nil end
+-- Modification times of the products, to show that a cached run rewrote none of them.
+local function mtimes()
+  local _, s = H.sh("stat -c '%n %.9Y' '" .. dir .. "'/*.o '" .. dir .. "'/*.c '" .. dir .. "'/*.h")
+  return s
+end
+
+local ok, out, x = run()
+local gen, comp = built(out)
+tap.ok(ok and gen and comp, "a first run generates and compiles")
+if not ok then tap.diag(out) end
+local want = 0.1 * math.cos(math.sqrt(100) * 0.5)
+tap.ok(x and math.abs(x - want) < 1e-6, "x(0.5) = 0.1 cos(10 t): " .. tostring(x))
+tap.like(out, "mbgen: compiling cache_osc %(%d+ functions%) in %d+ units? on %d+ cores?", "the compile step says its units and cores")
+
+local before = mtimes()
+ok, out = run()
+gen, comp = built(out)
+tap.ok(ok and not gen and not comp and out:match("mbgen: cache_osc is up to date %(cached%)"),
+  "an unchanged second run neither generates nor compiles, and says it is cached")
+tap.is(mtimes(), before, "and rewrites no product")
+ok, out = run("-q")
+tap.ok(ok and not out:match("mbgen:"), "-q silences the progress lines")
+
+local ok4, out4, x4 = run("--set k=400")
+gen, comp = built(out4)
+tap.ok(ok4 and not gen and not comp, "a design-parameter --set reuses the build")
+tap.ok(x4 and math.abs(x4 - 0.1 * math.cos(20 * 0.5)) < 1e-6, "and the driver gets the value: x(0.5) = 0.1 cos(20 t)")
+
+-- Every part of the key rebuilds: a generator edit (stood in for by the salt), the model, a library, the flags.
+ok, out = run(nil, "MBGEN_CACHE_SALT=gen_cache_t")
+tap.ok(ok and built(out), "a generator change (MBGEN_CACHE_SALT) regenerates")
+ok, out = run(nil, "MBGEN_CACHE_SALT=gen_cache_t")
+tap.ok(ok and not built(out), "and the salted build is then cached too")
+H.write(model, MODEL .. "-- an edit\n")
+ok, out = run()
+tap.ok(ok and built(out), "an edit of the model file regenerates")
+H.write(tmp .. "/lib/cache_spring.lua", "-- an edit\n" .. LIB)
+ok, out = run()
+tap.ok(ok and built(out), "an edit of a library the model uses regenerates")
+ok, out = run()
+tap.ok(ok and not built(out), "and the next run is cached")
+ok, out = run("--cflags '-O0 -DGEN_CACHE_T'")
+gen, comp = built(out)
+tap.ok(ok and comp, "other --cflags recompile")
+
+-- Damaged products: found by their hashes in the manifest, rebuilt, never linked.
+local function damage(path)
+  local f = assert(io.open(path, "r+b"))
+  f:seek("set", 200)
+  f:write("GARBAGEGARBAGE")
+  f:close()
+end
+-- Every object of every key in the folder, so the one the next run's manifest lists is among them.
+local _, objs = H.sh("ls '" .. dir .. "'/*.o")
+local nobj = 0
+for path in objs:gmatch("[^\n]+") do damage(path); nobj = nobj + 1 end
+tap.ok(nobj > 0, "objects to damage: " .. nobj)
+local okd, outd, xd = run()
+gen, comp = built(outd)
+tap.ok(okd and comp and not gen and outd:match("missing or damaged"), "a damaged object is detected and recompiled")
+tap.is(xd, x, "and the result is the same")
+damage(dir .. "/cache_osc.c")
+okd, outd, xd = run()
+gen = built(outd)
+tap.ok(okd and gen and outd:match("cache_osc%.c missing or damaged"), "a damaged generated .c is detected and regenerated")
+tap.is(xd, x, "and the result is the same")
+os.remove(dir .. "/mbrun")
+okd, outd = run()
+tap.ok(okd and not built(outd) and outd:match("driver relinked"), "a missing driver is relinked without a rebuild")
+
+-- sens and check go through the same cache.
+for _, cmd in ipairs { "sens models/oscillator.lua --t-end 0.1 --cflags -O0", "check models/oscillator.lua" } do
+  local ok1, o1 = H.sh(string.format("cd '%s' && lua5.4 generator/mbgen %s", root, cmd))
+  local ok2, o2 = H.sh(string.format("cd '%s' && lua5.4 generator/mbgen %s", root, cmd))
+  tap.ok(ok1 and ok2 and not built(o2) and o2:match("up to date %(cached%)"), "a second mbgen " .. cmd .. " is cached")
+  if not (ok1 and ok2) then tap.diag(o1 .. o2) end
+end
+
+-- Split units against one object: the same model compiled by sections (small sections forced through the
+-- emitter's SECTION_BYTES) and compiled whole give the same CSV, byte for byte.
+do
+  local emit = require "emit.model"
+  local tree = H.tree(H.root .. "models/fourbar_planar.lua")
+  local sdir = tmp .. "/split"
+  H.mkdir(sdir)
+  local saved = emit.SECTION_BYTES
+  local funcs = require("run.function_sets").for_job("run", tree)
+  local files
+  if saved then emit.SECTION_BYTES = 2000 end
+  local exe, err, info = B.executable { root = root, kind = "run", model = tmp .. "/split/fourbar_planar.lua", name = tree.name,
+    overrides = {}, key = B.hash(tostring(os.time()) .. tostring(os.clock())), driver = root .. "/runtime/driver/mbrun.c",
+    exe = "mbrun", cflags = "-O1",
+    generate = function()
+      local f, stats = emit.generate(tree, nil, { functions = funcs, lenient = true })
+      files = f
+      return f, #stats
+    end }
+  emit.SECTION_BYTES = saved
+  local k = files and tonumber(files[tree.name .. ".h"]:match("_NSECTIONS (%d+)"))
+  if not k or k < 2 then
+    tap.ok(true, "# SKIP the emitter wrote " .. tostring(k) .. " sections (NAME_NSECTIONS): the split build is not tested")
+  else
+    tap.ok(exe and #info.objects == k, string.format("the split build links %d units (%s)", k, tostring(err)))
+    local whole = info.dir .. "/mbrun_whole"
+    local okc, cout = H.sh(string.format("gcc -std=c99 -O1 -I'%s/runtime' -I'%s' -DMB_MODEL=%s_model '%s/runtime/driver/mbrun.c' '%s/%s.c' '%s/build/libmbrt.a' -llapack -lm -o '%s'",
+      root, info.dir, tree.name, root, info.dir, tree.name, root, whole))
+    tap.ok(okc, "the same file compiles whole" .. (okc and "" or (": " .. cout)))
+    local a, b = sdir .. "/split.csv", sdir .. "/whole.csv"
+    H.sh(string.format("'%s' --t-end 0.5 --quiet --out '%s'; '%s' --t-end 0.5 --quiet --out '%s'", exe, a, whole, b))
+    local ta, tb = H.read(a), H.read(b)
+    tap.ok(ta and #ta > 1000 and ta == tb, "split and whole builds write identical CSV files")
+  end
+  H.sh("rm -rf '" .. (info and info.dir or sdir) .. "'")
+end
+
+-- The run set: every formulation x integrator, --static and --forward-dynamics on an open tree, a closed
+-- loop and a chain either run or are refused for a reason that is not a missing function (the tree
+-- formulation on closed loops, matrix_r with the trapezoidal rule), and never crash.
+local REFUSED = { "tree formulation ignores them", "matrix_r integrates with rk4 or dopri5" }
+for _, m in ipairs { "oscillator", "fourbar_planar", "chain" } do
+  local okb, outb = H.sh(string.format("cd '%s' && lua5.4 generator/mbgen run models/%s.lua --cflags -O0 --t-end 0 --quiet -q", root, m))
+  tap.ok(okb, "mbgen run models/" .. m .. ".lua builds with the run set")
+  if not okb then tap.diag(outb) end
+  local exe = B.folder(root, "run", root .. "/models/" .. m .. ".lua", {}) .. "/mbrun"
+  local bad = {}
+  local cases = {}
+  for _, f in ipairs { "tree", "matrix_r", "al3" } do
+    for _, i in ipairs { "rk4", "dopri5", "trapezoidal" } do cases[#cases + 1] = "--formulation " .. f .. " --integrator " .. i end
+  end
+  cases[#cases + 1] = "--static"
+  cases[#cases + 1] = "--forward-dynamics"
+  for _, c in ipairs(cases) do
+    local okr, outr, code = H.sh(string.format("'%s' --t-end 0.05 --quiet %s", exe, c))
+    local refused = false
+    for _, r in ipairs(REFUSED) do if outr:find(r, 1, true) and code == 1 then refused = true end end
+    if not okr and not refused then bad[#bad + 1] = c .. ": " .. outr end
+  end
+  tap.is(#bad, 0, m .. ": every formulation, integrator, --static and --forward-dynamics runs")
+  for _, b in ipairs(bad) do tap.diag(b) end
+end
+
+-- A slot the model table leaves NULL is an error message, never a call through NULL.
+do
+  local ndir = tmp .. "/null"
+  local okg = H.sh(string.format("cd '%s' && lua5.4 generator/mbgen generate models/oscillator.lua -o '%s' --functions mass,forces", root, ndir))
+  local okc = okg and H.sh(string.format("gcc %s -I'%s/runtime' -I'%s' -DMB_MODEL=oscillator_model '%s/runtime/driver/mbrun.c' '%s/oscillator.c' '%s/build/libmbrt.a' -llapack -lm -o '%s/mbrun'",
+    H.CFLAGS, root, ndir, root, ndir, root, ndir))
+  tap.ok(okc, "a model with only mass and forces links with mbrun")
+  local msgs = {}
+  for _, c in ipairs { "--integrator trapezoidal", "--forward-dynamics", "--static", "--formulation al3" } do
+    local okr, outr, code = H.sh(string.format("'%s/mbrun' --t-end 0.01 --quiet %s", ndir, c))
+    if okr or code ~= 1 or not outr:match("^mbrun: error.*oscillator") then msgs[#msgs + 1] = c .. " (" .. tostring(code) .. "): " .. outr end
+  end
+  tap.is(#msgs, 0, "every entry point that needs a missing function says so and exits 1")
+  for _, s in ipairs(msgs) do tap.diag(s) end
+end
+
+tap.done_testing()
