@@ -83,6 +83,14 @@ typedef int mb_fn(const mb_args *a, mb_real *out, mb_real *work);
 /* The pivot test of the generated factorizations: positive and finite (a NaN fails both comparisons). */
 #define MB_PIVOT_OK(d) (MB_RE(d) > 0 && MB_RE(d) < HUGE_VAL)
 
+/* A generated file's table of model data is shared by its sections (MB_PART), some of which may not read
+ * it: unused there is not a mistake. */
+#if defined(__GNUC__)
+#define MB_UNUSED __attribute__((unused))
+#else
+#define MB_UNUSED
+#endif
+
 /* Structural non-zeros of a rows x cols output in compressed-column form:
  * column j holds rowind[colptr[j] .. colptr[j+1]-1]. */
 typedef struct {

@@ -5,6 +5,7 @@ local S = require "dynamics.spatial"
 local K = require "dynamics.kinematics"
 local errors = require "model.errors"
 local tyres = require "dynamics.tyres"
+local D = require "dynamics.data"
 
 local A = {}
 
@@ -74,10 +75,11 @@ function A.build(tree, kin, st, syms)
   end
   for _, e in ipairs(tree.joint_springs or {}) do
     local k = e.coord
-    local dz = syms.z[k] - (e.rest or 0)
-    add_tau(k, -(e.stiffness or 0) * dz, true)
-    add_tau(k, -(e.damping or 0) * syms.zd[k])
-    pot = pot + (e.stiffness or 0) * dz * dz * 0.5
+    local stiffness = D.value(tree, e.name .. "_stiffness", e.stiffness or 0)
+    local dz = syms.z[k] - D.value(tree, e.name .. "_rest", e.rest or 0)
+    add_tau(k, -stiffness * dz, true)
+    add_tau(k, -D.value(tree, e.name .. "_damping", e.damping or 0) * syms.zd[k])
+    pot = pot + stiffness * dz * dz * 0.5
   end
   for _, e in ipairs(tree.forces or {}) do
     local elem = string.format('force "%s"', e.name)
@@ -93,15 +95,16 @@ function A.build(tree, kin, st, syms)
     local l = E.sqrt(V.dot(d, d))
     local dir = V.scale(1 / l, d)
     local ldot = V.dot(dir, V.sub(vb, va))
-    local stretch = l - (e.length or 0)
+    local stretch = l - D.value(tree, e.name .. "_length", e.length or 0)
     local tension, tension_nc
     if e.force then
       tension = value(function() return e.force(stretch, ldot) end, t, s, tree, string.format('spring "%s"', e.name))
       tension_nc = tension
     else
-      tension_nc = (e.damping or 0) * ldot
-      tension = (e.stiffness or 0) * stretch + tension_nc
-      pot = pot + (e.stiffness or 0) * stretch * stretch * 0.5
+      local stiffness = D.value(tree, e.name .. "_stiffness", e.stiffness or 0)
+      tension_nc = D.value(tree, e.name .. "_damping", e.damping or 0) * ldot
+      tension = stiffness * stretch + tension_nc
+      pot = pot + stiffness * stretch * stretch * 0.5
     end
     local Fb = V.scale(-tension, dir)                      -- pulls b towards a when stretched
     add_wrench(w, e.b.body, Fb, xb)

@@ -2,6 +2,7 @@
 local E = require "sym.expr"
 local V = require "sym.vec"
 local S = require "dynamics.spatial"
+local D = require "dynamics.data"
 
 local K = {}
 
@@ -41,9 +42,10 @@ function K.bodies(tree, z)
       q.b = S.join(u, { 0, 0, 0 })
     end
     if not body.aux and not E.is_zero(body.mass) then
-      q.g = V.add(q.o, V.matvec(q.A, body.com))
-      local JG = V.matmul(V.matmul(q.A, body.inertia), V.transpose(q.A))
-      q.I = S.inertia(body.mass, q.g, JG)
+      local nm = body.name
+      q.g = V.add(q.o, V.matvec(q.A, D.vector(tree, nm .. "_com", body.com)))
+      local JG = V.matmul(V.matmul(q.A, D.matrix(tree, nm .. "_I", body.inertia)), V.transpose(q.A))
+      q.I = S.inertia(D.value(tree, nm .. "_mass", body.mass), q.g, JG)
     end
     out[k] = q
   end

@@ -1,5 +1,6 @@
 -- dynamics/rods.lua: the mass of `rod` elements carried by their end bodies, exact transfer of seeds/002.md §2.1.
 local E = require "sym.expr"
+local D = require "dynamics.data"
 local V = require "sym.vec"
 local jets = require "dynamics.point_jets"
 
@@ -33,7 +34,7 @@ function M.build(tree, kin, st)
   local J = jets(kin, st, g)
   local w, T, Vp = {}, 0, 0
   for _, c in ipairs(massive(tree)) do
-    local m = E.lift(c.mass)
+    local m = E.lift(D.value(tree, c.name .. "_mass", c.mass))
     local pa, pb = J.point(c.a.body, c.a.at), J.point(c.b.body, c.b.at)
     local fa = V.sub(V.add(V.scale(m / 3, pa[3]), V.scale(m / 6, pb[3])), V.scale(m / 2, g))
     local fb = V.sub(V.add(V.scale(m / 6, pa[3]), V.scale(m / 3, pb[3])), V.scale(m / 2, g))

@@ -1,5 +1,6 @@
 -- dynamics/tree_functions.lua: the expressions of every open-tree function of INTERFACES.md §3 for one tree.
 local E = require "sym.expr"
+local D = require "dynamics.data"
 local V = require "sym.vec"
 local Dsym = require "sym.diff"
 local S = require "dynamics.spatial"
@@ -168,9 +169,9 @@ function T.build(tree)
   -- The total mass (bodies and rods), a function of the design parameters: the weight that the static
   -- tyre loads must carry, and what a user checks a vehicle file against.
   local mtot = 0
-  for _, b in ipairs(tree.bodies) do mtot = E.add(mtot, b.mass or 0) end
+  for _, b in ipairs(tree.bodies) do mtot = E.add(mtot, D.value(tree, b.name .. "_mass", b.mass or 0)) end
   for _, c in ipairs(tree.constraints or {}) do
-    if c.kind == "rod" then mtot = E.add(mtot, c.mass or 0) end
+    if c.kind == "rod" then mtot = E.add(mtot, D.value(tree, c.name .. "_mass", c.mass or 0)) end
   end
   add("total_mass", 1, 1, { mtot })
 

@@ -7,6 +7,7 @@ local errors = require "model.errors"
 local OF = require "dynamics.objective_functions"
 local CS = require "dynamics.constraint_sensitivity"
 local SL = require "emit.slots"
+local DATA = require "dynamics.data"
 
 local M = {}
 
@@ -298,6 +299,17 @@ function M.generate(tree, source_text, opts)
   L[#L + 1] = string.format('#include "%s.h"', name)
   L[#L + 1] = ""
   L[#L + 1] = SECTIONS
+  local data = DATA.entries(tree)
+  if #data > 0 then
+    L[#L + 1] = "/* The model's data kept by name: a changed value changes its line here and not the code, which reads"
+    L[#L + 1] = " * it as a constant the compiler folds. */"
+    L[#L + 1] = "static const struct {"
+    for _, e in ipairs(data) do L[#L + 1] = "    mb_real " .. e.member .. ";" end
+    L[#L + 1] = "} " .. name .. "_data MB_UNUSED = {"
+    for _, e in ipairs(data) do L[#L + 1] = string.format("    .%s = %s,", e.member, C.literal(e.value)) end
+    L[#L + 1] = "};"
+    L[#L + 1] = ""
+  end
   local solve_in = {}
   for k, sec in ipairs(sections) do
     for _, i in ipairs(sec) do if fns[i].solve then solve_in[#solve_in + 1] = "MB_SECTION(" .. k .. ")" end end

@@ -34,6 +34,7 @@ C.literal = literal
 
 local function leaf_text(n)
   if n.op == "const" then return literal(n.value) end
+  if n.op == "data" then return n.text end
   if n.array == "t" then return "a->t" end
   return "a->" .. n.array .. "[" .. n.index .. "]"
 end
@@ -67,7 +68,23 @@ local function count_uses(order, roots, sparse)
   return uses
 end
 
--- Operation counts of the distinct nodes of exprs, as the emitter prints them: an n-ary sum is n - 1
+-- -(k*x) with k constant (model data) prints as -k*x: the sign folds into the constant.
+local function signed_product(n)
+  local x = n.args[1]
+  return x.op == "mul" and x.args[1].mask == 0
+end
+
+-- Operands of a sum or product once the compiler has folded its constant ones (sorted first: sym.expr) into one.
+local function folded_arity(n)
+  local k, const = 0, false
+  for _, x in ipairs(n.args) do
+    if x.mask == 0 then const = true else k = k + 1 end
+  end
+  return k + (const and 1 or 0)
+end
+
+-- Operation counts of the distinct nodes of exprs, as the emitter prints them (an expression of constants and
+-- model data costs nothing: the compiler folds it): an n-ary sum is n - 1
 -- additions (subtractions included), a negation is one addition unless it prints as a subtraction
 -- inside a sum, x^k is |k| - 1 multiplications (and one division when k < 0), and every MB_* macro is a
 -- function call.
@@ -89,11 +106,12 @@ function C.count(exprs)
   for k = 1, #order do
     local n = order[k]
     local op = n.op
-    if op == "add" then c.add = c.add + #n.args - 1
-    elseif op == "mul" then c.mul = c.mul + #n.args - 1
+    if n.mask == 0 then -- of model data only: the compiler folds it
+    elseif op == "add" then c.add = c.add + folded_arity(n) - 1
+    elseif op == "mul" then c.mul = c.mul + folded_arity(n) - 1
     elseif op == "div" then c.div = c.div + 1
     elseif op == "neg" then
-      if not (uses[n] == 1 and in_sum[n] == 1) then c.add = c.add + 1 end
+      if not (uses[n] == 1 and in_sum[n] == 1) and not signed_product(n) then c.add = c.add + 1 end
     elseif op == "pow" then
       c.mul = c.mul + math.abs(n.k) - 1
       if n.k < 0 then c.div = c.div + 1 end
@@ -136,6 +154,9 @@ local function schedule(roots, sparse)
     elseif op == "sym" then
       f[#f + 1] = leaf_text(x)
       return true
+    elseif op == "data" then
+      f[#f + 1] = x.text
+      return false
     elseif is_temp[x] then
       f[#f + 1] = x
       return false
@@ -149,7 +170,7 @@ local function schedule(roots, sparse)
   end
 
   local function cost(x)
-    if x.op == "const" or x.op == "sym" or is_temp[x] then return 0 end
+    if not x.args or is_temp[x] then return 0 end
     return inl_cost[x]
   end
 
@@ -203,7 +224,12 @@ local function schedule(roots, sparse)
     elseif op == "neg" then
       prec = UNARY
       f[1] = "-"
-      ua = ref(a[1], ATOM, f)
+      if signed_product(n) and not is_temp[a[1]] and inl[a[1]] then
+        prec = MUL
+        ua = ref(a[1], MUL, f)
+      else
+        ua = ref(a[1], ATOM, f)
+      end
       c = cost(a[1]) -- free: folds into a subtraction or a sign
     elseif op == "pow" then
       local k = n.k

@@ -84,6 +84,7 @@ function L.eval(exprs, env)
     local op = n.op
     if op == "const" then v[n] = n.value
     elseif op == "sym" then v[n] = input(n, env)
+    elseif op == "data" then v[n] = n.value
     else v[n] = ops[op](n, v) end
   end
   local out = {}

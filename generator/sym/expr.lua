@@ -70,9 +70,13 @@ local function make(key, op, args, value)
   return n
 end
 
--- Canonical operand order of commutative operations: by shape, then by the full hash (so it does not depend
--- on which of two inputs was created first), the serial only breaking (astronomically rare) hash ties.
+-- Canonical operand order of commutative operations: constant operands (model data, mask 0) first, so that
+-- the compiler, which folds them, sees them as one constant (c*m*l*x is ((c*m)*l)*x); then by shape, then
+-- by the full hash (so it does not depend on which of two inputs was created first), the serial only
+-- breaking (astronomically rare) hash ties.
 local function before(x, y)
+  local cx, cy = x.mask == 0, y.mask == 0
+  if cx ~= cy then return cx end
   if x.s ~= y.s then return x.s < y.s end
   if x.h ~= y.h then return x.h < y.h end
   return x.id < y.id
@@ -143,6 +147,23 @@ function E.symbol(array, index, name)
   return n
 end
 
+-- A number of the model kept by name: a leaf printed as `text` (a member of the generated file's table
+-- of data), which the compiler folds like a literal. It depends on no run-time input (mask 0), so its
+-- derivatives are zero, and its shape leaves the value out, so another value changes nothing but its line.
+function E.data(text, value)
+  if type(value) ~= "number" then error("sym.data: number expected, got " .. type(value), 2) end
+  local v = value + 0.0
+  local vkey = spack("<d", v)
+  local key = "data " .. text .. " " .. vkey
+  local n = intern[key]
+  if n then return n end
+  n = make(key, "data", nil, v)
+  n.text = text
+  n.s = mix(OPH.data, str_hash(text))
+  n.h = mix(n.s, (sunpack("<i8", vkey)))
+  return n
+end
+
 local function key_of(op, args)
   local ids = {}
   for i = 1, #args do ids[i] = args[i].id end
@@ -176,9 +197,29 @@ local function add_list(list)
   local groups, order, merged = {}, {}, false
   for i = 1, #terms do
     local t = terms[i]
-    local coef, gkey, base, rest = 1.0, nil, nil, nil
+    local coef, gkey, base, rest, dcoef = 1.0, nil, nil, nil, nil
     local ta = t.args
-    if t.op == "neg" then
+    -- A product whose leading factors are model data (sorted first) has a constant coefficient too:
+    -- m1*x + m2*x is (m1 + m2)*x, which the compiler folds to one constant times x.
+    local nd, sign = 0, 1.0
+    if t.op == "neg" and t.args[1].op == "mul" then
+      ta, sign = t.args[1].args, -1.0
+    end
+    if (t.op == "mul" or sign < 0) and t.mask ~= 0 then
+      local j = ta[1].op == "const" and 2 or 1
+      while ta[j + nd].mask == 0 do nd = nd + 1 end
+    end
+    if nd == 0 then ta = t.args end
+    if nd > 0 then
+      local j = ta[1].op == "const" and 2 or 1
+      local cf, ids = {}, {}
+      coef = sign * (j == 2 and ta[1].value or 1.0)
+      for q = j, j + nd - 1 do cf[#cf + 1] = ta[q] end
+      dcoef = #cf == 1 and cf[1] or make(key_of("mul", cf), "mul", cf)
+      rest = {}
+      for q = j + nd, #ta do rest[#rest + 1] = ta[q]; ids[#ids + 1] = ta[q].id end
+      if #rest == 1 then base, rest, gkey = rest[1], nil, rest[1].key else gkey = "mul " .. concat(ids, " ") end
+    elseif t.op == "neg" then
       coef, base = -1.0, ta[1]
       gkey = base.key
     elseif t.op == "mul" and ta[1].op == "const" then
@@ -196,12 +237,16 @@ local function add_list(list)
       base, gkey = t, t.key
     end
     local g = groups[gkey]
+    local cnode = dcoef and (coef == 1 and dcoef or mul_list({ coef, dcoef })) or nil
     if g then
       g.coef = g.coef + coef
       g.count = g.count + 1
+      g.cnodes[#g.cnodes + 1] = cnode or const(coef)
+      g.data = g.data or dcoef ~= nil
       merged = true
     else
-      g = { coef = coef, count = 1, term = t, base = base, rest = rest }
+      g = { coef = coef, count = 1, term = t, base = base, rest = rest, cnodes = { cnode or const(coef) },
+        data = dcoef ~= nil }
       groups[gkey] = g
       order[#order + 1] = g
     end
@@ -212,9 +257,9 @@ local function add_list(list)
       local g = order[i]
       if g.count == 1 then
         terms[#terms + 1] = g.term
-      elseif g.coef ~= 0 then
+      elseif g.data or g.coef ~= 0 then
         local base = g.base or mul_list(g.rest)
-        local t = mul_list({ const(g.coef), base })
+        local t = mul_list({ g.data and add_list(g.cnodes) or const(g.coef), base })
         if t.op == "add" then -- a product that folded into a sum cannot happen; keep it safe anyway
           for _, y in ipairs(t.args) do terms[#terms + 1] = y end
         elseif t.op == "const" then
@@ -505,6 +550,7 @@ function E.tostring(n, depth)
   local op = n.op
   if op == "const" then return string.format("%.17g", n.value) end
   if op == "sym" then return n.array == "t" and "t" or (n.array .. "[" .. n.index .. "]") end
+  if op == "data" then return n.text end
   if depth <= 0 then return "..." end
   local function sub(x, p)
     local s = E.tostring(x, depth - 1)
