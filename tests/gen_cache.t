@@ -129,7 +129,7 @@ do
     overrides = {}, key = B.hash(tostring(os.time()) .. tostring(os.clock())), driver = root .. "/runtime/driver/mbrun.c",
     exe = "mbrun", cflags = "-O1",
     generate = function()
-      local f, stats = emit.generate(tree, nil, { functions = funcs, lenient = true })
+      local f, stats = emit.generate(tree, require("dynamics.functions").build(tree, { functions = funcs, lenient = true }))
       files = f
       return f, #stats
     end }

@@ -1,13 +1,7 @@
--- emit/model.lua: turns a tree into the generated C files of a model (NAME.c, NAME.h).
+-- emit/model.lua: prints a model's function specifications as its generated C files (NAME.c, NAME.h).
 local E = require "sym.expr"
 local C = require "sym.emit_c"
-local TF = require "dynamics.tree_functions"
-local CF = require "dynamics.constraint_functions"
-local errors = require "model.errors"
-local OF = require "dynamics.objective_functions"
-local CS = require "dynamics.constraint_sensitivity"
 local SL = require "emit.slots"
-local DATA = require "dynamics.data"
 
 local M = {}
 
@@ -159,48 +153,6 @@ local function dedupe(list)
   return out
 end
 
--- Keeps the functions named in `only` (a list; nil keeps all); an unknown name is an error naming the
--- functions the model has, unless `lenient` (a job's fixed list, of which a model has what applies to it).
--- A controller that needs M and r compiles in a fraction of the time.
-local function select_functions(fns, only, tree, lenient)
-  if not only then return fns end
-  local have, list = {}, {}
-  for _, f in ipairs(fns) do have[f.name] = f; list[#list + 1] = f.name end
-  local want = {}
-  for _, nm in ipairs(only) do
-    if not have[nm] and not lenient then
-      errors.raise(tree.file, nil, "--functions", string.format("model \"%s\" has no function \"%s\"%s (it has: %s)",
-        tree.name, nm, errors.hint(nm, list), table.concat(list, ", ")))
-    end
-    want[nm] = true
-  end
-  local kept = {}
-  for _, f in ipairs(fns) do if want[f.name] then kept[#kept + 1] = f end end
-  return kept
-end
-
--- The model's functions from the dynamics stages, as expression lists, and its objectives; opts.functions
--- and opts.lenient select as in M.generate.
-local function build_functions(tree, opts)
-  local built = TF.build(tree)
-  local fns, byname = built.functions, {}
-  local cfns = CF.build(tree, built)
-  for _, f in ipairs(cfns) do fns[#fns + 1] = f end
-  for _, f in ipairs(CS.build(tree, built, cfns)) do fns[#fns + 1] = f end
-  local ofns, objectives = OF.build(tree, built)
-  for _, f in ipairs(ofns) do fns[#fns + 1] = f end
-  fns = select_functions(fns, opts and opts.functions, tree, opts and opts.lenient)
-  for _, f in ipairs(fns) do byname[f.name] = f end
-  -- With --functions an objective keeps only the parts that were emitted; one with none is left out.
-  local kept = {}
-  for _, o in ipairs(objectives) do
-    o.integrand = o.integrand and byname[o.integrand] and o.integrand or nil
-    o.terminal = o.terminal and byname[o.terminal] and o.terminal or nil
-    if o.integrand or o.terminal then kept[#kept + 1] = o end
-  end
-  return fns, byname, kept
-end
-
 -- One function's line of the roadmap's table: shape, structural non-zeros and operation counts.
 local function function_stats(name, f)
   local nnz = 0
@@ -214,23 +166,19 @@ end
 
 -- The stats M.generate returns, without printing any C (what `mbgen info` shows: the emitter's printing is
 -- most of generation's time on a vehicle).
-function M.stats(tree, opts)
-  local fns = build_functions(tree, opts)
+function M.stats(spec)
   local stats = {}
-  for _, f in ipairs(fns) do stats[#stats + 1] = function_stats(tree.name, f) end
+  for _, f in ipairs(spec.functions) do stats[#stats + 1] = function_stats(spec.name, f) end
   return stats
 end
 
--- Returns files = { ["NAME.c"] = text, ["NAME.h"] = text } and per-function stats. opts.functions: the
--- list of functions to emit (default all); opts.lenient: names the model does not have are skipped.
-function M.generate(tree, source_text, opts)
-  if not source_text and tree.file then
-    local fh = io.open(tree.file, "rb")
-    if fh then source_text = fh:read("a"); fh:close() end
-  end
+-- Prints a spec (dynamics/functions.lua) of the tree's model: returns files = { ["NAME.c"] = text,
+-- ["NAME.h"] = text } and per-function stats. source_text: the model file's text, whose hash the header
+-- records. The tree gives the model table's names, sizes and defaults.
+function M.generate(tree, spec, source_text)
   local name = tree.name
   local n = #tree.bodies
-  local fns, byname, objectives = build_functions(tree, opts)
+  local fns, byname, objectives = spec.functions, spec.byname, spec.objectives
 
   local stats, bodies_c = {}, {}
   for _, f in ipairs(fns) do
@@ -299,7 +247,7 @@ function M.generate(tree, source_text, opts)
   L[#L + 1] = string.format('#include "%s.h"', name)
   L[#L + 1] = ""
   L[#L + 1] = SECTIONS
-  local data = DATA.entries(tree)
+  local data = spec.data
   if #data > 0 then
     L[#L + 1] = "/* The model's data kept by name: a changed value changes its line here and not the code, which reads"
     L[#L + 1] = " * it as a constant the compiler folds. */"

@@ -44,11 +44,12 @@ function H.tree(path, overrides)
   return topology.build(load.load(path, overrides or {}))
 end
 
--- Generates NAME.c / NAME.h for a tree into dir; returns the stats of emit.model. opts: { functions = list }.
+-- Generates NAME.c / NAME.h for a tree into dir, as mbgen does (the specs of dynamics/functions.lua printed
+-- by emit/model.lua); returns the emitter's stats. opts: { functions = list, lenient = bool }.
 function H.generate(tree, dir, opts)
-  local emit = require "emit.model"
+  local spec = require("dynamics.functions").build(tree, opts)
   H.mkdir(dir)
-  local files, stats = emit.generate(tree, nil, opts)
+  local files, stats = require("emit.model").generate(tree, spec, tree.file and H.read(tree.file))
   for fname, text in pairs(files) do H.write(dir .. "/" .. fname, text) end
   return stats
 end
