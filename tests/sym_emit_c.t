@@ -299,11 +299,11 @@ local parts = 0
 local parts_ok = true
 for body in split.text:gmatch("static void rnd1_dz_split_part%d+%b()\n(%b{})") do
   parts = parts + 1
-  local n = count_statements(body) - select(2, body:gsub("%(void%)", "")) - select(2, body:gsub("%*const keep = ", ""))
+  local n = count_statements(body) - select(2, body:gsub("%(void%)", "")) - select(2, body:gsub("%*const k = ", ""))
   if n > 25 then parts_ok = false end
 end
 tap.ok(parts >= 3 and parts_ok, "split into " .. parts .. " parts of at most 25 statements")
-tap.like(split.text, "\n    keep%->t%x+[_%d]* = ", "values crossing parts live in the caller's work[], as members of a struct")
+tap.like(split.text, "\n    k%->t%x+[_%d]* = ", "values crossing parts live in the caller's work[], as members of a struct")
 tap.ok(not split.text:find("mb_real [%w_]+%[%d+%]"), "no array on the stack")
 local members = (split.text:match("struct rnd1_dz_split_keep (%b{})") or ""):gsub("[^;]", ""):len()
 tap.ok(split.info.nwork > 0 and members == split.info.nwork,

@@ -345,8 +345,8 @@ function C.emit_function(opts)
   -- A temporary is named by its expression's shape (sym.expr's value-free hash), not by a counter: an edit
   -- elsewhere in the model, or another number, leaves its name alone, so a diff of the generated C shows
   -- only the statements that changed. Shapes that meet in one function take _2, _3 in statement order.
-  -- A value that crosses parts is a member of the function's struct laid over work[] (keep->NAME), in
-  -- order of definition: an added one is one more member, where an index would renumber all after it.
+  -- A value that crosses parts is a member of the function's struct NAME_keep laid over work[] (k->NAME),
+  -- in order of definition: an added one is one more member, where an index would renumber all after it.
   local names, taken, members = {}, {}, {}
   local function name_of(n)
     local nm = names[n]
@@ -360,7 +360,7 @@ function C.emit_function(opts)
       taken[nm] = (k or 1) + 1
       if k then nm = nm .. "_" .. (k + 1) end
     end
-    if cross[n] then nm = "keep->" .. nm end
+    if cross[n] then nm = "k->" .. nm end
     names[n] = nm
     return nm
   end
@@ -369,7 +369,7 @@ function C.emit_function(opts)
     local n = stmts[s].node
     if n then
       local nm = name_of(n)
-      if cross[n] then members[#members + 1] = nm:sub(#"keep->" + 1) end
+      if cross[n] then members[#members + 1] = nm:sub(#"k->" + 1) end
     end
   end
   local keep_type = "struct " .. name .. "_keep"
@@ -440,7 +440,7 @@ function C.emit_function(opts)
       w(string.format("static void %s_part%d(const mb_args *a, mb_real *out, mb_real *work)", name, p))
       w("{")
       voids(uses[p], { "a", "out", "work" })
-      if uses[p].work then w("    " .. keep_type .. " *const keep = (" .. keep_type .. " *)work;") end
+      if uses[p].work then w("    " .. keep_type .. " *const k = (" .. keep_type .. " *)work;") end
       for _, line in ipairs(bodies[p]) do w(line) end
       w("}")
       w("")
