@@ -3,11 +3,14 @@
  * Built by `mbgen check` as: cc -DMB_COMPLEX -DMB_MODEL=NAME_model mbcheck.c NAME.c
  * The complex build evaluates the analytic derivatives (real parts), the complex-step reference
  * (imaginary parts with h = 1e-30) and central differences, all on seeded random states.
+ * Arguments (all optional, in order): states (5), complex-step and central-difference tolerances (1e-12, 1e-6),
+ * seed (0), spread of the coordinates about z0 (1), -q (no progress lines on stderr).
  * Output: one line per function with the worst errors, relative to the matrix max-norm. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "mb_model.h"
 
 #ifndef MB_COMPLEX
@@ -105,6 +108,9 @@ int main(int argc, char **argv)
     if (argc > 4) rng_state ^= strtoull(argv[4], NULL, 10) * 0x9e3779b97f4a7c15ULL;
     /* Coordinates are z0 + spread * U[-1, 1): a vehicle is checked near its pose with the tyres on the road. */
     double spread = argc > 5 ? atof(argv[5]) : 1.0;
+    /* A check that takes more than a second says on stderr how far it is, state by state; -q: never. */
+    int quiet = argc > 6 && strcmp(argv[6], "-q") == 0;
+    clock_t started = clock();
     int nz = m->nz, np = m->np, nu = m->nu, nc = m->nc, npt = m->npt;
 
     check_item items[32];
@@ -213,6 +219,9 @@ int main(int argc, char **argv)
             if (ecs / scale > worst_cs[it]) worst_cs[it] = ecs / scale;
             if (ecd / scale > worst_cd[it]) worst_cd[it] = ecd / scale;
         }
+        double secs = (double)(clock() - started) / CLOCKS_PER_SEC;
+        if (!quiet && secs > 1.0)
+            fprintf(stderr, "mbcheck: %d of %d states checked (%d functions, %.0f s)\n", k + 1, nstates, ni, secs);
     }
     int bad = 0;
     /* Functions that solve with M are held to eps cond(M) where that is looser than the tolerance. */
