@@ -15,19 +15,19 @@
 extern const mb_model chain_model;
 
 int chain_mass(const mb_args *a, mb_real *out, mb_real *work);
-#define chain_mass_NWORK 88
+#define chain_mass_NWORK 87
 int chain_forces(const mb_args *a, mb_real *out, mb_real *work);
 #define chain_forces_NWORK 250
 int chain_forces_nc(const mb_args *a, mb_real *out, mb_real *work);
 #define chain_forces_nc_NWORK 0
 int chain_inverse_dynamics(const mb_args *a, mb_real *out, mb_real *work);
-#define chain_inverse_dynamics_NWORK 245
+#define chain_inverse_dynamics_NWORK 243
 int chain_inverse_dynamics_dz(const mb_args *a, mb_real *out, mb_real *work);
-#define chain_inverse_dynamics_dz_NWORK 529
+#define chain_inverse_dynamics_dz_NWORK 543
 int chain_inverse_dynamics_dzd(const mb_args *a, mb_real *out, mb_real *work);
-#define chain_inverse_dynamics_dzd_NWORK 319
+#define chain_inverse_dynamics_dzd_NWORK 311
 int chain_inverse_dynamics_tangent(const mb_args *a, mb_real *out, mb_real *work);
-#define chain_inverse_dynamics_tangent_NWORK 611
+#define chain_inverse_dynamics_tangent_NWORK 660
 int chain_energy(const mb_args *a, mb_real *out, mb_real *work);
 #define chain_energy_NWORK 26
 int chain_points(const mb_args *a, mb_real *out, mb_real *work);
@@ -37,17 +37,19 @@ int chain_points_dz(const mb_args *a, mb_real *out, mb_real *work);
 int chain_total_mass(const mb_args *a, mb_real *out, mb_real *work);
 #define chain_total_mass_NWORK 0
 int chain_forward_dynamics(const mb_args *a, mb_real *out, mb_real *work);
-#define chain_forward_dynamics_NWORK 405
+#define chain_forward_dynamics_NWORK 404
 int chain_forward_dynamics_dz(const mb_args *a, mb_real *out, mb_real *work);
-#define chain_forward_dynamics_dz_NWORK 892
+#define chain_forward_dynamics_dz_NWORK 872
 int chain_forward_dynamics_dzd(const mb_args *a, mb_real *out, mb_real *work);
-#define chain_forward_dynamics_dzd_NWORK 456
+#define chain_forward_dynamics_dzd_NWORK 461
 int chain_objective_tip_integrand(const mb_args *a, mb_real *out, mb_real *work);
-#define chain_objective_tip_integrand_NWORK 244
+#define chain_objective_tip_integrand_NWORK 243
 int chain_objective_tip_terminal(const mb_args *a, mb_real *out, mb_real *work);
 #define chain_objective_tip_terminal_NWORK 0
 
 /* The largest workspace of any function above, in mb_reals. */
-#define chain_NWORK 892
+#define chain_NWORK 872
+/* chain.c compiles whole, or section by section with -DMB_PART=1..chain_NSECTIONS. */
+#define chain_NSECTIONS 4
 
 #endif

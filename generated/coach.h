@@ -15,23 +15,23 @@
 extern const mb_model coach_model;
 
 int coach_mass(const mb_args *a, mb_real *out, mb_real *work);
-#define coach_mass_NWORK 363
+#define coach_mass_NWORK 361
 int coach_forces(const mb_args *a, mb_real *out, mb_real *work);
-#define coach_forces_NWORK 823
+#define coach_forces_NWORK 796
 int coach_forces_nc(const mb_args *a, mb_real *out, mb_real *work);
-#define coach_forces_nc_NWORK 179
+#define coach_forces_nc_NWORK 184
 int coach_inverse_dynamics(const mb_args *a, mb_real *out, mb_real *work);
-#define coach_inverse_dynamics_NWORK 834
+#define coach_inverse_dynamics_NWORK 879
 int coach_inverse_dynamics_dz(const mb_args *a, mb_real *out, mb_real *work);
-#define coach_inverse_dynamics_dz_NWORK 3709
+#define coach_inverse_dynamics_dz_NWORK 3699
 int coach_inverse_dynamics_dzd(const mb_args *a, mb_real *out, mb_real *work);
-#define coach_inverse_dynamics_dzd_NWORK 1648
+#define coach_inverse_dynamics_dzd_NWORK 1652
 int coach_inverse_dynamics_tangent(const mb_args *a, mb_real *out, mb_real *work);
-#define coach_inverse_dynamics_tangent_NWORK 4803
+#define coach_inverse_dynamics_tangent_NWORK 4799
 int coach_inverse_dynamics_dp(const mb_args *a, mb_real *out, mb_real *work);
-#define coach_inverse_dynamics_dp_NWORK 251
+#define coach_inverse_dynamics_dp_NWORK 255
 int coach_energy(const mb_args *a, mb_real *out, mb_real *work);
-#define coach_energy_NWORK 167
+#define coach_energy_NWORK 138
 int coach_points(const mb_args *a, mb_real *out, mb_real *work);
 #define coach_points_NWORK 0
 int coach_points_dz(const mb_args *a, mb_real *out, mb_real *work);
@@ -41,13 +41,13 @@ int coach_total_mass(const mb_args *a, mb_real *out, mb_real *work);
 int coach_tyres(const mb_args *a, mb_real *out, mb_real *work);
 #define coach_tyres_NWORK 0
 int coach_forward_dynamics(const mb_args *a, mb_real *out, mb_real *work);
-#define coach_forward_dynamics_NWORK 1146
+#define coach_forward_dynamics_NWORK 1298
 int coach_forward_dynamics_dz(const mb_args *a, mb_real *out, mb_real *work);
-#define coach_forward_dynamics_dz_NWORK 5921
+#define coach_forward_dynamics_dz_NWORK 5962
 int coach_forward_dynamics_dzd(const mb_args *a, mb_real *out, mb_real *work);
-#define coach_forward_dynamics_dzd_NWORK 2794
+#define coach_forward_dynamics_dzd_NWORK 2784
 int coach_forward_dynamics_dp(const mb_args *a, mb_real *out, mb_real *work);
-#define coach_forward_dynamics_dp_NWORK 1101
+#define coach_forward_dynamics_dp_NWORK 1087
 int coach_constraints(const mb_args *a, mb_real *out, mb_real *work);
 #define coach_constraints_NWORK 0
 int coach_constraints_dz(const mb_args *a, mb_real *out, mb_real *work);
@@ -65,11 +65,11 @@ int coach_constraint_bias_dzd(const mb_args *a, mb_real *out, mb_real *work);
 int coach_constraint_bias_dp(const mb_args *a, mb_real *out, mb_real *work);
 #define coach_constraint_bias_dp_NWORK 0
 int coach_constraints_dz_tw_dz(const mb_args *a, mb_real *out, mb_real *work);
-#define coach_constraints_dz_tw_dz_NWORK 445
+#define coach_constraints_dz_tw_dz_NWORK 448
 int coach_constraint_vel_dz(const mb_args *a, mb_real *out, mb_real *work);
-#define coach_constraint_vel_dz_NWORK 301
+#define coach_constraint_vel_dz_NWORK 292
 int coach_constraint_acc_dz(const mb_args *a, mb_real *out, mb_real *work);
-#define coach_constraint_acc_dz_NWORK 837
+#define coach_constraint_acc_dz_NWORK 842
 int coach_constraint_vel_dp(const mb_args *a, mb_real *out, mb_real *work);
 #define coach_constraint_vel_dp_NWORK 0
 int coach_constraint_acc_dp(const mb_args *a, mb_real *out, mb_real *work);
@@ -78,6 +78,8 @@ int coach_constraints_dz_tw_dp(const mb_args *a, mb_real *out, mb_real *work);
 #define coach_constraints_dz_tw_dp_NWORK 0
 
 /* The largest workspace of any function above, in mb_reals. */
-#define coach_NWORK 5921
+#define coach_NWORK 5962
+/* coach.c compiles whole, or section by section with -DMB_PART=1..coach_NSECTIONS. */
+#define coach_NSECTIONS 20
 
 #endif

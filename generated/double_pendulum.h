@@ -51,5 +51,7 @@ int double_pendulum_objective_kinetic_energy_terminal(const mb_args *a, mb_real 
 
 /* The largest workspace of any function above, in mb_reals. */
 #define double_pendulum_NWORK 12
+/* double_pendulum.c compiles whole, or section by section with -DMB_PART=1..double_pendulum_NSECTIONS. */
+#define double_pendulum_NSECTIONS 1
 
 #endif

@@ -83,5 +83,7 @@ int fivebar_objective_psi3_integrand(const mb_args *a, mb_real *out, mb_real *wo
 
 /* The largest workspace of any function above, in mb_reals. */
 #define fivebar_NWORK 36
+/* fivebar.c compiles whole, or section by section with -DMB_PART=1..fivebar_NSECTIONS. */
+#define fivebar_NSECTIONS 1
 
 #endif

@@ -15,21 +15,21 @@
 extern const mb_model fourbar_grid_model;
 
 int fourbar_grid_mass(const mb_args *a, mb_real *out, mb_real *work);
-#define fourbar_grid_mass_NWORK 73
+#define fourbar_grid_mass_NWORK 34
 int fourbar_grid_forces(const mb_args *a, mb_real *out, mb_real *work);
-#define fourbar_grid_forces_NWORK 117
+#define fourbar_grid_forces_NWORK 155
 int fourbar_grid_forces_nc(const mb_args *a, mb_real *out, mb_real *work);
 #define fourbar_grid_forces_nc_NWORK 0
 int fourbar_grid_inverse_dynamics(const mb_args *a, mb_real *out, mb_real *work);
-#define fourbar_grid_inverse_dynamics_NWORK 57
+#define fourbar_grid_inverse_dynamics_NWORK 13
 int fourbar_grid_inverse_dynamics_dz(const mb_args *a, mb_real *out, mb_real *work);
-#define fourbar_grid_inverse_dynamics_dz_NWORK 389
+#define fourbar_grid_inverse_dynamics_dz_NWORK 382
 int fourbar_grid_inverse_dynamics_dzd(const mb_args *a, mb_real *out, mb_real *work);
-#define fourbar_grid_inverse_dynamics_dzd_NWORK 371
+#define fourbar_grid_inverse_dynamics_dzd_NWORK 390
 int fourbar_grid_inverse_dynamics_tangent(const mb_args *a, mb_real *out, mb_real *work);
-#define fourbar_grid_inverse_dynamics_tangent_NWORK 714
+#define fourbar_grid_inverse_dynamics_tangent_NWORK 732
 int fourbar_grid_energy(const mb_args *a, mb_real *out, mb_real *work);
-#define fourbar_grid_energy_NWORK 0
+#define fourbar_grid_energy_NWORK 20
 int fourbar_grid_points(const mb_args *a, mb_real *out, mb_real *work);
 #define fourbar_grid_points_NWORK 0
 int fourbar_grid_points_dz(const mb_args *a, mb_real *out, mb_real *work);
@@ -37,11 +37,11 @@ int fourbar_grid_points_dz(const mb_args *a, mb_real *out, mb_real *work);
 int fourbar_grid_total_mass(const mb_args *a, mb_real *out, mb_real *work);
 #define fourbar_grid_total_mass_NWORK 0
 int fourbar_grid_forward_dynamics(const mb_args *a, mb_real *out, mb_real *work);
-#define fourbar_grid_forward_dynamics_NWORK 589
+#define fourbar_grid_forward_dynamics_NWORK 527
 int fourbar_grid_forward_dynamics_dz(const mb_args *a, mb_real *out, mb_real *work);
-#define fourbar_grid_forward_dynamics_dz_NWORK 5044
+#define fourbar_grid_forward_dynamics_dz_NWORK 5050
 int fourbar_grid_forward_dynamics_dzd(const mb_args *a, mb_real *out, mb_real *work);
-#define fourbar_grid_forward_dynamics_dzd_NWORK 4523
+#define fourbar_grid_forward_dynamics_dzd_NWORK 4590
 int fourbar_grid_constraints(const mb_args *a, mb_real *out, mb_real *work);
 #define fourbar_grid_constraints_NWORK 0
 int fourbar_grid_constraints_dz(const mb_args *a, mb_real *out, mb_real *work);
@@ -51,17 +51,19 @@ int fourbar_grid_constraints_dt(const mb_args *a, mb_real *out, mb_real *work);
 int fourbar_grid_constraint_bias(const mb_args *a, mb_real *out, mb_real *work);
 #define fourbar_grid_constraint_bias_NWORK 0
 int fourbar_grid_constraint_bias_dz(const mb_args *a, mb_real *out, mb_real *work);
-#define fourbar_grid_constraint_bias_dz_NWORK 824
+#define fourbar_grid_constraint_bias_dz_NWORK 816
 int fourbar_grid_constraint_bias_dzd(const mb_args *a, mb_real *out, mb_real *work);
 #define fourbar_grid_constraint_bias_dzd_NWORK 451
 int fourbar_grid_constraints_dz_tw_dz(const mb_args *a, mb_real *out, mb_real *work);
 #define fourbar_grid_constraints_dz_tw_dz_NWORK 1527
 int fourbar_grid_constraint_vel_dz(const mb_args *a, mb_real *out, mb_real *work);
-#define fourbar_grid_constraint_vel_dz_NWORK 545
+#define fourbar_grid_constraint_vel_dz_NWORK 542
 int fourbar_grid_constraint_acc_dz(const mb_args *a, mb_real *out, mb_real *work);
-#define fourbar_grid_constraint_acc_dz_NWORK 1363
+#define fourbar_grid_constraint_acc_dz_NWORK 1361
 
 /* The largest workspace of any function above, in mb_reals. */
-#define fourbar_grid_NWORK 5044
+#define fourbar_grid_NWORK 5050
+/* fourbar_grid.c compiles whole, or section by section with -DMB_PART=1..fourbar_grid_NSECTIONS. */
+#define fourbar_grid_NSECTIONS 10
 
 #endif

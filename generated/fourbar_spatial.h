@@ -81,5 +81,7 @@ int fourbar_spatial_objective_sway_terminal(const mb_args *a, mb_real *out, mb_r
 
 /* The largest workspace of any function above, in mb_reals. */
 #define fourbar_spatial_NWORK 32
+/* fourbar_spatial.c compiles whole, or section by section with -DMB_PART=1..fourbar_spatial_NSECTIONS. */
+#define fourbar_spatial_NSECTIONS 1
 
 #endif

@@ -2,6 +2,27 @@
  * 1 coordinates; all functions: 6 additions, 15 multiplications, 2 divisions, 0 calls. */
 #include "oscillator.h"
 
+/* Without MB_PART this file compiles whole; with -DMB_PART=k only its section k (of NAME_NSECTIONS in the
+ * header), so a build can compile the sections in parallel and link their objects together. */
+#ifdef MB_PART
+#define MB_SECTION(k) (MB_PART == (k))
+#else
+#define MB_SECTION(k) 1
+#endif
+
+/* The model's data kept by name: a changed value changes its line here and not the code, which reads
+ * it as a constant the compiler folds. */
+static const struct {
+    mb_real mass_I_xx;
+    mb_real mass_I_yy;
+    mb_real mass_I_zz;
+} oscillator_data MB_UNUSED = {
+    .mass_I_xx = 0.001,
+    .mass_I_yy = 0.001,
+    .mass_I_zz = 0.001,
+};
+
+#if MB_SECTION(1)
 /* Solves M X = B in place for n x m column-major B by Cholesky; M (n x n) is overwritten. Returns
  * MB_FN_SINGULAR at a pivot that is not positive and finite. */
 static int oscillator_solve_spd(int n, mb_real *M, mb_real *B, int m)
@@ -33,6 +54,10 @@ static int oscillator_solve_spd(int n, mb_real *M, mb_real *B, int m)
     }
     return MB_FN_OK;
 }
+
+#endif
+
+#if MB_SECTION(1)
 
 /* oscillator_mass: mass
  * 1 outputs, 1 written
@@ -267,6 +292,9 @@ int oscillator_objective_wobble_terminal(const mb_args *a, mb_real *out, mb_real
     return MB_FN_OK;
 }
 
+#endif /* section 1 */
+
+#if MB_SECTION(1)
 static const char *const oscillator_z_names[1] = {
     "slide"
 };
@@ -356,3 +384,4 @@ const mb_model oscillator_model = {
     .nobj = 1, .objectives = oscillator_objectives,
     .gravity = { 0.0, 0.0, -9.8100000000000005 },
 };
+#endif

@@ -53,5 +53,7 @@ int oscillator_objective_wobble_terminal(const mb_args *a, mb_real *out, mb_real
 
 /* The largest workspace of any function above, in mb_reals. */
 #define oscillator_NWORK 3
+/* oscillator.c compiles whole, or section by section with -DMB_PART=1..oscillator_NSECTIONS. */
+#define oscillator_NSECTIONS 1
 
 #endif

@@ -63,5 +63,7 @@ int quick_return_constraint_acc_dz(const mb_args *a, mb_real *out, mb_real *work
 
 /* The largest workspace of any function above, in mb_reals. */
 #define quick_return_NWORK 50
+/* quick_return.c compiles whole, or section by section with -DMB_PART=1..quick_return_NSECTIONS. */
+#define quick_return_NSECTIONS 1
 
 #endif

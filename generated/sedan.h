@@ -15,23 +15,23 @@
 extern const mb_model sedan_model;
 
 int sedan_mass(const mb_args *a, mb_real *out, mb_real *work);
-#define sedan_mass_NWORK 512
+#define sedan_mass_NWORK 538
 int sedan_forces(const mb_args *a, mb_real *out, mb_real *work);
-#define sedan_forces_NWORK 751
+#define sedan_forces_NWORK 790
 int sedan_forces_nc(const mb_args *a, mb_real *out, mb_real *work);
 #define sedan_forces_nc_NWORK 0
 int sedan_inverse_dynamics(const mb_args *a, mb_real *out, mb_real *work);
-#define sedan_inverse_dynamics_NWORK 706
+#define sedan_inverse_dynamics_NWORK 755
 int sedan_inverse_dynamics_dz(const mb_args *a, mb_real *out, mb_real *work);
-#define sedan_inverse_dynamics_dz_NWORK 3335
+#define sedan_inverse_dynamics_dz_NWORK 3496
 int sedan_inverse_dynamics_dzd(const mb_args *a, mb_real *out, mb_real *work);
-#define sedan_inverse_dynamics_dzd_NWORK 1664
+#define sedan_inverse_dynamics_dzd_NWORK 1754
 int sedan_inverse_dynamics_tangent(const mb_args *a, mb_real *out, mb_real *work);
-#define sedan_inverse_dynamics_tangent_NWORK 5133
+#define sedan_inverse_dynamics_tangent_NWORK 5279
 int sedan_inverse_dynamics_dp(const mb_args *a, mb_real *out, mb_real *work);
 #define sedan_inverse_dynamics_dp_NWORK 0
 int sedan_energy(const mb_args *a, mb_real *out, mb_real *work);
-#define sedan_energy_NWORK 156
+#define sedan_energy_NWORK 199
 int sedan_points(const mb_args *a, mb_real *out, mb_real *work);
 #define sedan_points_NWORK 0
 int sedan_points_dz(const mb_args *a, mb_real *out, mb_real *work);
@@ -41,11 +41,11 @@ int sedan_total_mass(const mb_args *a, mb_real *out, mb_real *work);
 int sedan_tyres(const mb_args *a, mb_real *out, mb_real *work);
 #define sedan_tyres_NWORK 0
 int sedan_forward_dynamics(const mb_args *a, mb_real *out, mb_real *work);
-#define sedan_forward_dynamics_NWORK 2128
+#define sedan_forward_dynamics_NWORK 2127
 int sedan_constraints(const mb_args *a, mb_real *out, mb_real *work);
 #define sedan_constraints_NWORK 0
 int sedan_constraints_dz(const mb_args *a, mb_real *out, mb_real *work);
-#define sedan_constraints_dz_NWORK 184
+#define sedan_constraints_dz_NWORK 181
 int sedan_constraints_dp(const mb_args *a, mb_real *out, mb_real *work);
 #define sedan_constraints_dp_NWORK 0
 int sedan_constraints_dt(const mb_args *a, mb_real *out, mb_real *work);
@@ -53,17 +53,17 @@ int sedan_constraints_dt(const mb_args *a, mb_real *out, mb_real *work);
 int sedan_constraint_bias(const mb_args *a, mb_real *out, mb_real *work);
 #define sedan_constraint_bias_NWORK 135
 int sedan_constraint_bias_dz(const mb_args *a, mb_real *out, mb_real *work);
-#define sedan_constraint_bias_dz_NWORK 1006
+#define sedan_constraint_bias_dz_NWORK 1000
 int sedan_constraint_bias_dzd(const mb_args *a, mb_real *out, mb_real *work);
-#define sedan_constraint_bias_dzd_NWORK 388
+#define sedan_constraint_bias_dzd_NWORK 386
 int sedan_constraint_bias_dp(const mb_args *a, mb_real *out, mb_real *work);
 #define sedan_constraint_bias_dp_NWORK 0
 int sedan_constraints_dz_tw_dz(const mb_args *a, mb_real *out, mb_real *work);
-#define sedan_constraints_dz_tw_dz_NWORK 666
+#define sedan_constraints_dz_tw_dz_NWORK 682
 int sedan_constraint_vel_dz(const mb_args *a, mb_real *out, mb_real *work);
 #define sedan_constraint_vel_dz_NWORK 465
 int sedan_constraint_acc_dz(const mb_args *a, mb_real *out, mb_real *work);
-#define sedan_constraint_acc_dz_NWORK 1397
+#define sedan_constraint_acc_dz_NWORK 1379
 int sedan_constraint_vel_dp(const mb_args *a, mb_real *out, mb_real *work);
 #define sedan_constraint_vel_dp_NWORK 0
 int sedan_constraint_acc_dp(const mb_args *a, mb_real *out, mb_real *work);
@@ -72,6 +72,8 @@ int sedan_constraints_dz_tw_dp(const mb_args *a, mb_real *out, mb_real *work);
 #define sedan_constraints_dz_tw_dp_NWORK 0
 
 /* The largest workspace of any function above, in mb_reals. */
-#define sedan_NWORK 5133
+#define sedan_NWORK 5279
+/* sedan.c compiles whole, or section by section with -DMB_PART=1..sedan_NSECTIONS. */
+#define sedan_NSECTIONS 16
 
 #endif

@@ -63,5 +63,7 @@ int slider_crank_constraint_acc_dz(const mb_args *a, mb_real *out, mb_real *work
 
 /* The largest workspace of any function above, in mb_reals. */
 #define slider_crank_NWORK 18
+/* slider_crank.c compiles whole, or section by section with -DMB_PART=1..slider_crank_NSECTIONS. */
+#define slider_crank_NSECTIONS 1
 
 #endif
