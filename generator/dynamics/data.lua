@@ -22,8 +22,8 @@ end
 
 -- v as the leaf `NAME_data.MEMBER` when it is a plain non-zero number; zeros stay literal zeros (they are
 -- the structure the simplifier prunes), and nodes (design parameters, expressions) and functions stay as
--- they are. One member per (element, field): the same member asked again with another value is an error of
--- the caller, so the name is made unique by a suffix instead.
+-- they are. One member per element and field; two elements whose names meet once made C identifiers get
+-- MEMBER_2, MEMBER_3 for their other values.
 function M.value(tree, member, v)
   if type(v) ~= "number" or v == 0 then return v end
   local t = table_of(tree)

@@ -330,13 +330,13 @@ function C.emit_function(opts)
   end
   local split = nparts > 1
   local part_of = {} -- node -> part where it is defined
-  local cross = {}   -- node -> tmp index
+  local cross = {}   -- node -> true when a later part reads it
   local ncross = 0
   for s = 1, #stmts do
     local st = stmts[s]
     for _, x in ipairs(st.frags) do
       if type(x) == "table" and part_of[x] ~= st.part and not cross[x] then
-        cross[x] = ncross
+        cross[x] = true
         ncross = ncross + 1
       end
     end
