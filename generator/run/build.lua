@@ -75,15 +75,26 @@ function B.folder(root, kind, model_path, overrides)
   return root .. "/build/" .. kind .. "/" .. B.model_key(root, model_path) .. suffix
 end
 
--- Runs `make build/libmbrt.a` under an exclusive lock (flock, util-linux), so concurrent runs never
--- rebuild the library at the same time; the Makefile also writes every file under a temporary name.
-function B.runtime_library(root)
+-- The make of build/libmbrt.a on every core, under an exclusive lock (flock, util-linux) so that concurrent
+-- runs never rebuild the library at the same time (the Makefile also writes every file under a temporary
+-- name). B.runtime_library_start starts it in the background and returns a function that waits for it and
+-- returns true when it succeeded: the library builds while the generator, on one core, emits the model.
+local function library_make(root)
   os.execute("mkdir -p " .. shell_quote(root .. "/build"))
-  local make = "make -s -C " .. shell_quote(root) .. " build/libmbrt.a >&2"
+  local make = "make -s -j" .. B.cores() .. " -C " .. shell_quote(root) .. " build/libmbrt.a >&2"
   if os.execute("command -v flock >/dev/null 2>&1") then
     make = "flock " .. shell_quote(root .. "/build/.libmbrt.lock") .. " " .. make
   end
-  return os.execute(make)
+  return make
+end
+
+function B.runtime_library_start(root)
+  local h = io.popen("(" .. library_make(root) .. ") && echo ok")
+  return function()
+    local out = h:read("a")
+    h:close()
+    return out:find("ok") ~= nil
+  end
 end
 
 -- Lists the regular files under dirs (relative to root), sorted, so the cache key never depends on the
@@ -235,6 +246,7 @@ function B.executable(opts)
   local k12 = key:sub(1, 12)
   local mpath = dir .. "/" .. name .. "-" .. k12 .. ".manifest"
   local info = { dir = dir, generated = false, compiled = 0, linked = false, objects = {} }
+  local library_ready = use_lib and B.runtime_library_start(root)
 
   -- What the manifest promises, checked against the bytes on disk.
   local man = read_manifest(mpath, key)
@@ -335,7 +347,7 @@ function B.executable(opts)
   end
 
   local lib = root .. "/build/libmbrt.a"
-  if use_lib and not B.runtime_library(root) then
+  if use_lib and not library_ready() then
     return nil, "building the runtime library failed (make build/libmbrt.a)"
   end
   local exe = dir .. "/" .. opts.exe
