@@ -109,7 +109,7 @@ int %s(const mb_args *a, mb_real *out, mb_real *work)
     for (int i = 0; i < %d; ++i) out[i] = work[%d + i];
     return MB_FN_OK;
 }
-]], name, rhs, k, model, n, n * n, f.cols, n * f.cols, n * n), k + info.nwork
+]], name, rhs, k, model, n, n * n, f.cols, n * f.cols, n * n), k + info.nwork, info.ops
 end
 
 -- The file's sections: -DMB_PART=k compiles section k alone, so that the sections of a large model compile
@@ -153,15 +153,16 @@ local function dedupe(list)
   return out
 end
 
--- One function's line of the roadmap's table: shape, structural non-zeros and operation counts.
-local function function_stats(name, f)
+-- One function's line of the roadmap's table: shape, structural non-zeros and operation counts (ops: the
+-- emitter's count of the same expressions, when it has printed them).
+local function function_stats(name, f, ops)
   local nnz = 0
   if not f.solve then
     for _, e in ipairs(f.exprs) do if not E.is_zero(e) then nnz = nnz + 1 end end
   else
     nnz = f.rows * f.cols
   end
-  return { name = name .. "_" .. f.name, rows = f.rows, cols = f.cols, nnz = nnz, ops = C.count(f.exprs) }
+  return { name = name .. "_" .. f.name, rows = f.rows, cols = f.cols, nnz = nnz, ops = ops or C.count(f.exprs) }
 end
 
 -- The stats M.generate returns, without printing any C (what `mbgen info` shows: the emitter's printing is
@@ -183,17 +184,17 @@ function M.generate(tree, spec, source_text)
   local stats, bodies_c = {}, {}
   for _, f in ipairs(fns) do
     local cname = name .. "_" .. f.name
-    local text, nwork
+    local text, nwork, ops
     if f.solve then
-      text, nwork = emit_solve_function(cname, f, n)
+      text, nwork, ops = emit_solve_function(cname, f, n)
     else
       local info
       text, info = C.emit_function { name = cname, exprs = f.exprs, comment = f.name }
-      nwork = info.nwork
+      nwork, ops = info.nwork, info.ops
     end
     f.nwork = nwork
     bodies_c[#bodies_c + 1] = text
-    local st = function_stats(name, f)
+    local st = function_stats(name, f, ops)
     st.nwork = nwork
     stats[#stats + 1] = st
   end

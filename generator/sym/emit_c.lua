@@ -307,7 +307,8 @@ local function sanitize(s) return (tostring(s):gsub("%*/", "* /")) end
 -- opts: name, exprs (flat list, column-major for matrices), sparse (write only the structural non-zeros),
 -- comment, static (a file-local function), max_statements (default 4000) and max_operations (default 2000):
 -- past either, the body is split into static helpers run in order, values that cross helpers living in the
--- caller's workspace work[] (as the members of a struct). Returns the text and { nwork = mb_reals of work it needs, nparts = }.
+-- caller's workspace work[] (as the members of a struct). Returns the text and { nwork = mb_reals of work it
+-- needs, nparts =, ops = C.count of what it writes }.
 function C.emit_function(opts)
   local name = assert(opts.name, "sym.emit_c: name is required")
   local roots = lifted(assert(opts.exprs, "sym.emit_c: exprs is required"))
@@ -460,7 +461,7 @@ function C.emit_function(opts)
   end
   w("    return MB_FN_OK;")
   w("}")
-  return concat(out, "\n") .. "\n", { nwork = ncross, nparts = nparts }
+  return concat(out, "\n") .. "\n", { nwork = ncross, nparts = nparts, ops = cnt }
 end
 
 return C
