@@ -44,11 +44,13 @@ local function numbers_array(lines, cname, list, ctype)
 end
 
 -- Structural non-zeros of a column-major expression list, in compressed-column form.
+-- The output of a solve (M⁻¹ B: the forward-dynamics derivatives) is taken as dense: its expressions are
+-- [M, B], not the output, and M⁻¹ fills in.
 local function pattern(f)
   local colptr, rowind = { 0 }, {}
   for j = 1, f.cols do
     for i = 1, f.rows do
-      if not E.is_zero(f.exprs[(j - 1) * f.rows + i]) then rowind[#rowind + 1] = i - 1 end
+      if f.solve or not E.is_zero(f.exprs[(j - 1) * f.rows + i]) then rowind[#rowind + 1] = i - 1 end
     end
     colptr[#colptr + 1] = #rowind
   end
@@ -175,13 +177,14 @@ end
 
 -- Prints a spec (dynamics/functions.lua) of the tree's model: returns files = { ["NAME.c"] = text,
 -- ["NAME.h"] = text } and per-function stats. source_text: the model file's text, whose hash the header
--- records. The tree gives the model table's names, sizes and defaults.
-function M.generate(tree, spec, source_text)
+-- records. The tree gives the model table's names, sizes and defaults. opts.csc: also the compressed-column
+-- form NAME_FN_csc of every matrix function (not of the forward-dynamics derivatives, which solve).
+function M.generate(tree, spec, source_text, opts)
   local name = tree.name
   local n = #tree.bodies
   local fns, byname, objectives = spec.functions, spec.byname, spec.objectives
 
-  local stats, bodies_c = {}, {}
+  local stats, bodies_c, csc = {}, {}, {}
   for _, f in ipairs(fns) do
     local cname = name .. "_" .. f.name
     local text, nwork, ops
@@ -191,6 +194,15 @@ function M.generate(tree, spec, source_text)
       local info
       text, info = C.emit_function { name = cname, exprs = f.exprs, comment = f.name }
       nwork, ops = info.nwork, info.ops
+      -- The compressed-column form, asked for (opts.csc): the same expressions, only the structural non-zeros
+      -- written, in the pattern's order (a solve's output is dense: it has none).
+      if opts and opts.csc and f.matrix then
+        local ctext, cinfo = C.emit_function { name = cname .. "_csc", exprs = f.exprs, compact = true,
+          comment = f.name .. ", the structural non-zeros in compressed-column order" }
+        text = text .. "\n" .. ctext
+        if cinfo.nwork > nwork then nwork = cinfo.nwork end
+        csc[f.name] = true
+      end
     end
     f.nwork = nwork
     bodies_c[#bodies_c + 1] = text
@@ -223,6 +235,9 @@ function M.generate(tree, spec, source_text)
   local maxwork = 0
   for _, f in ipairs(fns) do
     H[#H + 1] = string.format("int %s_%s(const mb_args *a, mb_real *out, mb_real *work);", name, f.name)
+    if csc[f.name] then
+      H[#H + 1] = string.format("int %s_%s_csc(const mb_args *a, mb_real *out, mb_real *work);", name, f.name)
+    end
     H[#H + 1] = string.format("#define %s_%s_NWORK %d", name, f.name, f.nwork)
     if f.nwork > maxwork then maxwork = f.nwork end
   end
@@ -355,6 +370,7 @@ function M.generate(tree, spec, source_text)
   for _, sl in ipairs(slots) do
     if byname[sl.name] then
       T[#T + 1] = string.format("    .%s = %s_%s,", sl.name, name, sl.name)
+      if csc[sl.name] then T[#T + 1] = string.format("    .%s_csc = %s_%s_csc,", sl.name, name, sl.name) end
       if patterns[sl.name] then T[#T + 1] = string.format("    .%s_pattern = %s,", sl.name, patterns[sl.name]) end
     end
   end

@@ -122,7 +122,8 @@ end
 
 -- Statements: { node = n, frags = {...}, uses_a = bool } defines a temporary, { out = i, ... } writes
 -- out[i]. frags are strings and temporary nodes, named only once the split into parts is known.
-local function schedule(roots, sparse)
+local function schedule(roots, sparse, compact)
+  local nout = 0
   local order = E.topo(roots)
   local uses = count_uses(order, roots, sparse)
 
@@ -297,6 +298,10 @@ local function schedule(roots, sparse)
       local f = {}
       local ua = ref(r, 0, f)
       stmts[#stmts + 1] = { out = i - 1, frags = f, uses_a = ua, cost = cost(r) }
+      nout = nout + 1
+      -- Outputs are written in index order, so the k-th one written is the k-th structural non-zero of a
+      -- column-major matrix: its place in the compressed-column values.
+      if compact then stmts[#stmts].out = nout - 1 end
     end
   end
   return stmts
@@ -305,6 +310,7 @@ end
 local function sanitize(s) return (tostring(s):gsub("%*/", "* /")) end
 
 -- opts: name, exprs (flat list, column-major for matrices), sparse (write only the structural non-zeros),
+-- compact (write them to out[0 .. nnz-1] in index order: a matrix's compressed-column values),
 -- comment, static (a file-local function), max_statements (default 4000) and max_operations (default 2000):
 -- past either, the body is split into static helpers run in order, values that cross helpers living in the
 -- caller's workspace work[] (as the members of a struct). Returns the text and { nwork = mb_reals of work it
@@ -312,10 +318,11 @@ local function sanitize(s) return (tostring(s):gsub("%*/", "* /")) end
 function C.emit_function(opts)
   local name = assert(opts.name, "sym.emit_c: name is required")
   local roots = lifted(assert(opts.exprs, "sym.emit_c: exprs is required"))
-  local sparse = opts.sparse and true or false
+  local compact = opts.compact and true or false
+  local sparse = (opts.sparse or compact) and true or false
   local max = opts.max_statements or 4000
   local max_ops = opts.max_operations or 2000
-  local stmts = schedule(roots, sparse)
+  local stmts = schedule(roots, sparse, compact)
 
   -- Parts close at max statements or max_ops operations, whichever comes first: gcc's time per operation
   -- grows with the size of a function (design/FACTS.md), so the operation budget sets the compile time.
@@ -425,7 +432,8 @@ function C.emit_function(opts)
     end
   end
   w("/* " .. name .. (opts.comment and (": " .. sanitize(opts.comment)) or ""))
-  w(string.format(" * %d outputs%s, %d written%s", #roots, sparse and " (sparse)" or "", written,
+  w(string.format(" * %d outputs%s, %d written%s", #roots, compact and " (compressed: the non-zeros in order)"
+    or sparse and " (sparse)" or "", written,
     split and string.format(", in %d parts", nparts) or ""))
   w(string.format(" * %d additions, %d multiplications, %d divisions, %d function calls */",
     cnt.add, cnt.mul, cnt.div, cnt.call))
