@@ -149,12 +149,6 @@ local function split_sections(bodies)
   return sections
 end
 
-local function dedupe(list)
-  local seen, out = {}, {}
-  for _, x in ipairs(list) do if not seen[x] then seen[x] = true; out[#out + 1] = x end end
-  return out
-end
-
 -- One function's line of the roadmap's table: shape, structural non-zeros and operation counts (ops: the
 -- emitter's count of the same expressions, when it has printed them).
 local function function_stats(name, f, ops)
@@ -276,10 +270,12 @@ function M.generate(tree, spec, source_text, opts)
   end
   local solve_in = {}
   for k, sec in ipairs(sections) do
-    for _, i in ipairs(sec) do if fns[i].solve then solve_in[#solve_in + 1] = "MB_SECTION(" .. k .. ")" end end
+    for _, i in ipairs(sec) do
+      if fns[i].solve then solve_in[#solve_in + 1] = "MB_SECTION(" .. k .. ")"; break end
+    end
   end
   if #solve_in > 0 then
-    L[#L + 1] = "#if " .. table.concat(dedupe(solve_in), " || ")
+    L[#L + 1] = "#if " .. table.concat(solve_in, " || ")
     L[#L + 1] = string.format(SOLVE, name)
     L[#L + 1] = "#endif"
     L[#L + 1] = ""
