@@ -54,7 +54,7 @@ end
 local function spin_axis(kin, ty)
   local ax = ty.axis
   local len = E.sqrt(V.dot(ax, ax))
-  return V.matvec(kin[ty.body].A, V.scale(E.div(1, len), ax))
+  return K.rotate(kin, ty.body, V.scale(E.div(1, len), ax))
 end
 
 -- Returns { wrench = {[k] = world wrench about O}, tau = {[k] = joint force}, potential = expr,
@@ -84,7 +84,7 @@ function A.build(tree, kin, st, syms)
   for _, e in ipairs(tree.forces or {}) do
     local elem = string.format('force "%s"', e.name)
     local F = value(e.value, t, s, tree, elem)
-    if e.frame == "body" and e.body ~= 0 then F = V.matvec(kin[e.body].A, F) end
+    if e.frame == "body" and e.body ~= 0 then F = K.rotate(kin, e.body, F) end
     add_wrench(w, e.body, F, K.point(kin, e.body, e.at))
     add_wrench(nc.wrench, e.body, F, K.point(kin, e.body, e.at))
   end

@@ -24,7 +24,7 @@ local function jets(kin, st, gravity)
     return { x, v, V.add(V.add(sdd, V.cross(wd, x)), V.cross(w, v)) }
   end
   function J.rot(k, u)
-    local x = V.matvec(kin[k].A, u)
+    local x = K.rotate(kin, k, u)
     if k == 0 then return { x, ZERO3, ZERO3 } end
     local w, _, wd = motion(k)
     local xd = V.cross(w, x)
