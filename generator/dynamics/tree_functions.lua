@@ -9,6 +9,9 @@ local R = require "dynamics.rnea"
 local RD = require "dynamics.rnea_derivatives"
 local AP = require "dynamics.applied"
 local ABA = require "dynamics.aba"
+local NE = require "dynamics.newton_euler"
+local LTL = require "dynamics.ltl"
+local ABA_BODY = require "dynamics.aba_body"
 local RODS = require "dynamics.rods"
 
 local T = {}
@@ -82,6 +85,18 @@ local function add_tables(A, B, n)
   return C
 end
 
+-- Forward dynamics by the cheaper of two unrolled forms, counted: the articulated-body recursion, or M's
+-- factorization with the tree's sparsity applied to Q (cheaper on short branches, where M is small and sparse).
+function T.forward_dynamics(tree, kin, zd, ap, M, Q)
+  local parent = LTL.parents(tree)
+  local forms = {
+    aba = function() return ABA_BODY.forward_dynamics(tree, kin, zd, ap) end,
+    aba_world = function() return ABA.forward_dynamics(tree, kin, zd, ap) end,
+    ltl = function() return LTL.solve(LTL.factor(M, parent), parent, Q) end,
+  }
+  return NE.cheapest(function(name) return forms[name]() end, { "ltl", "aba", "aba_world" })
+end
+
 -- Builds { list of { name, rows, cols, exprs } } plus helpers for the forward-dynamics derivatives.
 function T.build(tree)
   local n = #tree.bodies
@@ -117,12 +132,15 @@ function T.build(tree)
     return f
   end
 
-  local M = R.mass(tree, kin, IC, anc)
+  local M = NE.mass_cheapest(tree, kin)
   if rods then M = sub_tables(M, dRzdd, n, n) end
   add("mass", n, n, flat(M, n, n), { matrix = true })
 
-  local F0, r0 = R.backward(tree, kin, st0)
-  local _ = F0
+  local about_origin
+  local r0
+  r0, about_origin = NE.cheapest(function(o) return NE.inverse_dynamics(tree, kin, syms.zd, syms.zdd, o) end,
+    { false, true })
+  r0 = NE.inverse_dynamics(tree, kin, syms.zd, nil, about_origin)
   local Q = {}
   for k = 1, n do Q[k] = Qapp[k] - r0[k] + (rods and Qrod0[k] or 0) end
   add("forces", n, 1, Q)
@@ -135,7 +153,10 @@ function T.build(tree)
     dQz_all, dQzd_all = add_tables(dQz, dRz, n), add_tables(dQzd, dRzd, n)
   end
   local r, dz, dzd, st, F = residual_with_jacobians(tree, kin, IC, anc, syms, syms.zdd, Qall, dQz_all, dQzd_all)
-  add("inverse_dynamics", n, 1, r)
+  -- The same residual by the body-frame recursion, the cheap form when the Jacobians are not wanted with it.
+  local r_ne = NE.inverse_dynamics(tree, kin, syms.zd, syms.zdd, about_origin)
+  for k = 1, n do r_ne[k] = r_ne[k] - Qall[k] end
+  add("inverse_dynamics", n, 1, r_ne)
   add("inverse_dynamics_dz", n, n, flat(dz, n, n), { matrix = true })
   add("inverse_dynamics_dzd", n, n, flat(dzd, n, n), { matrix = true })
   add("inverse_dynamics_tangent", n, n, flat(tangent(tree, kin, IC, anc, st, F, dQz_all, dQzd_all, dRzdd), n, n),
@@ -199,7 +220,7 @@ function T.build(tree)
     for k = 1, n do negQ[k] = { -Q[k] } end
     add("forward_dynamics", n, 1, solve_rhs(negQ, 1), { solve = true })
   else
-    local zdd_fd = ABA.forward_dynamics(tree, kin, syms.zd, ap)
+    local zdd_fd = T.forward_dynamics(tree, kin, syms.zd, ap, M, Q)
     add("forward_dynamics", n, 1, zdd_fd)
     local _, dzf, dzdf = residual_with_jacobians(tree, kin, IC, anc, syms, zdd_fd, Qapp, dQz, dQzd)
     add("forward_dynamics_dz", n, n, solve_rhs(dzf, n), { solve = true, matrix = true })

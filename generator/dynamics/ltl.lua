@@ -1,0 +1,66 @@
+-- dynamics/ltl.lua: the LᵀDL factorization of a tree's mass matrix with its branch-induced sparsity, on expressions.
+-- Featherstone (Rigid Body Dynamics Algorithms, §6.5): with parents numbered before their children, M = Lᵀ D L
+-- where L has the sparsity of M's lower triangle (row k: k's ancestors), so nothing fills in, factoring costs
+-- the sum of the squared depths and a solve the sum of the depths.
+local E = require "sym.expr"
+
+local L = {}
+
+-- The factors of M (1-based, both triangles) in a new table: the diagonal holds D, below it L's entries.
+function L.factor(M, parent)
+  local n = #M
+  local H = {}
+  for i = 1, n do
+    H[i] = {}
+    for j = 1, n do H[i][j] = M[i][j] end
+  end
+  for k = n, 1, -1 do
+    local i = parent[k]
+    while i ~= 0 do
+      local a = E.div(H[k][i], H[k][k])
+      local j = i
+      while j ~= 0 do
+        H[i][j] = E.sub(H[i][j], E.mul(a, H[k][j]))
+        j = parent[j]
+      end
+      H[k][i] = a
+      i = parent[i]
+    end
+  end
+  return H
+end
+
+-- x = M⁻¹ b from the factors (b is not changed).
+function L.solve(H, parent, b)
+  local n = #H
+  local x = {}
+  for i = 1, n do x[i] = b[i] end
+  for i = n, 1, -1 do
+    local j = parent[i]
+    while j ~= 0 do
+      x[j] = E.sub(x[j], E.mul(H[i][j], x[i]))
+      j = parent[j]
+    end
+  end
+  for i = 1, n do x[i] = E.div(x[i], H[i][i]) end
+  for i = 1, n do
+    local j = parent[i]
+    while j ~= 0 do
+      x[i] = E.sub(x[i], E.mul(H[i][j], x[j]))
+      j = parent[j]
+    end
+  end
+  return x
+end
+
+-- The parent array of a tree (0 = ground), checked to number parents first, which the factorization needs.
+function L.parents(tree)
+  local p = {}
+  for k, body in ipairs(tree.bodies) do
+    assert(body.parent < k, "ltl: a body is numbered before its parent")
+    p[k] = body.parent
+  end
+  return p
+end
+
+return L
