@@ -95,8 +95,8 @@ int mb_sens_run(const mb_sens_problem *pr, const mb_sens_options *o, double *psi
             return mb_fail(err, errlen, MB_ERR_MODEL, "sens: model %s lacks inverse dynamics derivatives", name);
         if (!(o->newton_tol > 0) || o->newton_max_iter < 1)
             return mb_fail(err, errlen, MB_ERR_ARG, "sens: newton_tol must be > 0 and newton_max_iter >= 1");
-    } else if (m->nc == 0 && (!m->forward_dynamics || !m->forward_dynamics_dz || !m->forward_dynamics_dzd ||
-                                !m->forward_dynamics_dp)) {
+    } else if (m->nc == 0 && (!m->forward_dynamics || !m->forward_dynamics_dp ||
+                                (!m->forward_dynamics_dy && (!m->forward_dynamics_dz || !m->forward_dynamics_dzd)))) {
         return mb_fail(err, errlen, MB_ERR_MODEL, "sens: model %s lacks forward dynamics derivatives", name);
     }
     if (o->checkpoints < 0) return mb_fail(err, errlen, MB_ERR_ARG, "sens: checkpoints %d must be >= 0", o->checkpoints);

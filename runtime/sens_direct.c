@@ -11,7 +11,7 @@
 
 typedef struct {
     sens_ctx *c;
-    double *Fz, *Fzd, *Fp; /* n x n, n x n, n x np: forward-dynamics derivatives */
+    double *Fz, *Fzd, *Fp; /* n x n, n x n (right after Fz), n x np: forward-dynamics derivatives */
     double *zdd, *Sdd;     /* n, n x np */
 } aug_ctx;
 
@@ -24,10 +24,16 @@ static int aug_eval(aug_ctx *x, double t, const double *y, double *f, char *err,
     mb_args a = {t, z, zd, NULL, c->u, c->p, NULL};
     if ((rc = m->forward_dynamics(&a, x->zdd, c->work))) return mb_fn_status(m, rc, "forward_dynamics", t, err, errlen);
     if (np > 0) {
-        if ((rc = m->forward_dynamics_dz(&a, x->Fz, c->work)))
-            return mb_fn_status(m, rc, "forward_dynamics_dz", t, err, errlen);
-        if ((rc = m->forward_dynamics_dzd(&a, x->Fzd, c->work)))
-            return mb_fn_status(m, rc, "forward_dynamics_dzd", t, err, errlen);
+        /* [Fz, Fzd] in one call where the model has the fused form: one recursion and one factorization. */
+        if (m->forward_dynamics_dy) {
+            if ((rc = m->forward_dynamics_dy(&a, x->Fz, c->work)))
+                return mb_fn_status(m, rc, "forward_dynamics_dy", t, err, errlen);
+        } else {
+            if ((rc = m->forward_dynamics_dz(&a, x->Fz, c->work)))
+                return mb_fn_status(m, rc, "forward_dynamics_dz", t, err, errlen);
+            if ((rc = m->forward_dynamics_dzd(&a, x->Fzd, c->work)))
+                return mb_fn_status(m, rc, "forward_dynamics_dzd", t, err, errlen);
+        }
         if ((rc = m->forward_dynamics_dp(&a, x->Fp, c->work)))
             return mb_fn_status(m, rc, "forward_dynamics_dp", t, err, errlen);
     }
@@ -63,11 +69,12 @@ static int ddm_explicit(sens_ctx *c, const mb_sens_problem *pr, const mb_sens_op
     int n = c->n, np = c->ns, rc = MB_OK;
     size_t nS = (size_t)n * np, ny = 2 * (size_t)n + 2 * nS + 1 + (size_t)np;
     size_t nS1 = nS > 0 ? nS : 1; /* psi alone: no columns, but calloc(0) may return NULL */
-    aug_ctx x = {c, calloc((size_t)n * n, sizeof(double)), calloc((size_t)n * n, sizeof(double)),
-                 calloc(nS1, sizeof(double)), calloc((size_t)n, sizeof(double)), calloc(nS1, sizeof(double))};
+    aug_ctx x = {c, calloc(2 * (size_t)n * n, sizeof(double)), NULL, calloc(nS1, sizeof(double)),
+                 calloc((size_t)n, sizeof(double)), calloc(nS1, sizeof(double))};
     double *y = calloc(ny, sizeof(double));
     mb_stats ist = {0};
-    if (!x.Fz || !x.Fzd || !x.Fp || !x.zdd || !x.Sdd || !y) {
+    if (x.Fz) x.Fzd = x.Fz + (size_t)n * n;
+    if (!x.Fz || !x.Fp || !x.zdd || !x.Sdd || !y) {
         rc = mb_fail(err, errlen, MB_ERR_ALLOC, "sens: out of memory (augmented state of %zu)", ny);
         goto done;
     }
@@ -91,7 +98,6 @@ static int ddm_explicit(sens_ctx *c, const mb_sens_problem *pr, const mb_sens_op
     st->rhs_evals = ist.rhs_evals;
 done:
     free(x.Fz);
-    free(x.Fzd);
     free(x.Fp);
     free(x.zdd);
     free(x.Sdd);

@@ -159,6 +159,16 @@ function T.build(tree)
   add("inverse_dynamics", n, 1, r_ne)
   add("inverse_dynamics_dz", n, n, flat(dz, n, n), { matrix = true })
   add("inverse_dynamics_dzd", n, n, flat(dzd, n, n), { matrix = true })
+  -- Open trees (whose sensitivities and Newton steps want both Jacobians at once) also get them fused: the
+  -- recursion's per-body work once for both halves. Closed loops take their derivatives through Matrix R.
+  local open = true
+  for _, c in ipairs(tree.constraints or {}) do if c.kind ~= "rod" then open = false end end
+  local function joined(A, B)
+    local out = flat(A, n, n)
+    for _, v in ipairs(flat(B, n, n)) do out[#out + 1] = v end
+    return out
+  end
+  if open then add("inverse_dynamics_dy", n, 2 * n, joined(dz, dzd), { matrix = true }) end
   add("inverse_dynamics_tangent", n, n, flat(tangent(tree, kin, IC, anc, st, F, dQz_all, dQzd_all, dRzdd), n, n),
     { matrix = true })
   local dp = jac_table(r, psyms)
@@ -225,6 +235,14 @@ function T.build(tree)
     local _, dzf, dzdf = residual_with_jacobians(tree, kin, IC, anc, syms, zdd_fd, Qapp, dQz, dQzd)
     add("forward_dynamics_dz", n, n, solve_rhs(dzf, n), { solve = true, matrix = true })
     add("forward_dynamics_dzd", n, n, solve_rhs(dzdf, n), { solve = true, matrix = true })
+    if open then
+      local both = {}
+      for i = 1, n do
+        both[i] = {}
+        for j = 1, n do both[i][j], both[i][n + j] = dzf[i][j], dzdf[i][j] end
+      end
+      add("forward_dynamics_dy", n, 2 * n, solve_rhs(both, 2 * n), { solve = true, matrix = true })
+    end
     -- ∂r/∂p holds zdd fixed, so not the Jacobian of r(zdd_fd): r = M zdd - Q is linear in zdd,
     -- ∂r/∂p = (∂M/∂p) zdd - ∂Q/∂p, evaluated at zdd = zdd_fd.
     local dpf

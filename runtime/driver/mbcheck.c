@@ -33,7 +33,7 @@ static void call(mb_fn *f, const char *name, const mb_args *a, mb_real *out)
 
 /* ARR_TANGENT: column j moves z_j, zd_j and zdd_j together by (c_z, c_v, c_a) = w[0..2], so the complex
  * step of the residual along it is column j of the fused tangent. */
-enum { ARR_Z, ARR_ZD, ARR_ZDD, ARR_P, ARR_T, ARR_TANGENT };
+enum { ARR_Z, ARR_ZD, ARR_ZDD, ARR_P, ARR_T, ARR_TANGENT, ARR_Y };
 
 typedef struct {
     const char *name;      /* derivative function */
@@ -126,6 +126,8 @@ int main(int argc, char **argv)
     ITEM("forward_dynamics_dz", forward_dynamics, forward_dynamics_dz, nz, ARR_Z, nz);
     ITEM("forward_dynamics_dzd", forward_dynamics, forward_dynamics_dzd, nz, ARR_ZD, nz);
     ITEM("forward_dynamics_dp", forward_dynamics, forward_dynamics_dp, nz, ARR_P, np);
+    ITEM("inverse_dynamics_dy", inverse_dynamics, inverse_dynamics_dy, nz, ARR_Y, 2 * nz);
+    ITEM("forward_dynamics_dy", forward_dynamics, forward_dynamics_dy, nz, ARR_Y, 2 * nz);
     ITEM("points_dz", points, points_dz, 3 * npt, ARR_Z, nz);
     ITEM("constraints_dz", constraints, constraints_dz, nc, ARR_Z, nz);
     ITEM("constraints_dp", constraints, constraints_dp, nc, ARR_P, np);
@@ -138,7 +140,7 @@ int main(int argc, char **argv)
         items[ni++] = (check_item){ "constraints_dz_tw_dz", m->constraints_dz, m->constraints_dz_tw_dz, "constraints_dz",
                                     nz, ARR_Z, nz, 0, 1 };
 
-    size_t big = (size_t)(nz + np + nc + 3 * npt + 4) * (size_t)(nz + np + 4);
+    size_t big = (size_t)(nz + np + nc + 3 * npt + 4) * (size_t)(2 * nz + np + 4);
     mb_real *buf = calloc(6 * (size_t)(nz + nu + np + nc + 4) + 4 * big, sizeof *buf);
     work = calloc(m->nwork > 0 ? (size_t)m->nwork : 1, sizeof *work);
     if (!buf || !work) { fprintf(stderr, "mbcheck: out of memory\n"); return 2; }
@@ -183,6 +185,8 @@ int main(int argc, char **argv)
                     x[0] = s.z + j; x[1] = s.zd + j; x[2] = s.zdd + j;
                     for (int k = 0; k < 3; ++k) dir[k] = creal(s.w[k]);
                     nx = 3;
+                } else if (c->arr == ARR_Y) {  /* y = [z, zd]: the first nz columns move z, the rest zd */
+                    x[0] = j < nz ? s.z + j : s.zd + (j - nz);
                 } else {
                     x[0] = array_of(&s, c->arr) + (c->arr == ARR_T ? 0 : j);
                 }
