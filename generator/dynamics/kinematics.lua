@@ -99,7 +99,7 @@ function K.bodies(tree, z)
     end
     if N.m then
       q.g = V.add(q.o, V.matvec(q.A, N.c))
-      local JG = V.matmul(V.matmul(q.A, N.J), V.transpose(q.A))
+      local JG = V.similar(q.A, N.J, true)
       q.I = S.inertia(N.m, q.g, JG)
     end
     out[k] = q

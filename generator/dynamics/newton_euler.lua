@@ -62,21 +62,7 @@ local function axis_of(R)
   end
 end
 
--- X S Xᵀ for a general X, one triangle formed when S is symmetric.
-local function similar(X, S, symmetric)
-  local SXt = V.matmul(S, V.transpose(X))
-  local T = { {}, {}, {} }
-  for i = 1, 3 do
-    for j = 1, 3 do
-      if symmetric and j < i then
-        T[i][j] = T[j][i]
-      else
-        T[i][j] = X[i][1] * SXt[1][j] + X[i][2] * SXt[2][j] + X[i][3] * SXt[3][j]
-      end
-    end
-  end
-  return T
-end
+local similar = V.similar
 
 -- X S Xᵀ for the joint's rotation X = R Q: Q a turn about z, R a constant turn about an axis when the frames
 -- allow (a signed permutation costs nothing in the general form: its zeros and ones fold).

@@ -217,9 +217,9 @@ function T.build(tree)
 
   -- Forward dynamics and its derivatives: zdd = ABA; ∂zdd/∂y = -M⁻¹ ∂r/∂y at zdd = ABA (§10).
   local Mflat = flat(M, n, n)
-  local function solve_rhs(D, cols)
+  local function solve_rhs(D, cols, Mx)
     local e = {}
-    for _, v in ipairs(Mflat) do e[#e + 1] = v end
+    for _, v in ipairs(Mx or Mflat) do e[#e + 1] = v end
     for _, v in ipairs(flat(D, n, cols)) do e[#e + 1] = -v end
     return e
   end
@@ -232,33 +232,45 @@ function T.build(tree)
   else
     local zdd_fd = T.forward_dynamics(tree, kin, syms.zd, ap, M, Q)
     add("forward_dynamics", n, 1, zdd_fd)
-    local _, dzf, dzdf = residual_with_jacobians(tree, kin, IC, anc, syms, zdd_fd, Qapp, dQz, dQzd)
-    add("forward_dynamics_dz", n, n, solve_rhs(dzf, n), { solve = true, matrix = true })
-    add("forward_dynamics_dzd", n, n, solve_rhs(dzdf, n), { solve = true, matrix = true })
-    if open then
-      local both = {}
-      for i = 1, n do
-        both[i] = {}
-        for j = 1, n do both[i][j], both[i][n + j] = dzf[i][j], dzdf[i][j] end
+    -- The derivatives evaluate the world-frame recursion of ∂r/∂y at zdd: the world forms of M and of the
+    -- articulated bodies share its kinematics and composite inertias, the body-frame ones are cheaper alone;
+    -- the pair with the fewest operations for [M, ∂r/∂z, ∂r/∂ż] is taken.
+    local best
+    local Mworld = flat(R.mass(tree, kin, IC, anc), n, n)
+    local zworld = ABA.forward_dynamics(tree, kin, syms.zd, ap)
+    for _, Mx in ipairs { Mflat, Mworld } do
+      for _, zx in ipairs { zdd_fd, zworld } do
+        local _, a, b = residual_with_jacobians(tree, kin, IC, anc, syms, zx, Qapp, dQz, dQzd)
+        local both = {}
+        for i = 1, n do
+          both[i] = {}
+          for j = 1, n do both[i][j], both[i][n + j] = a[i][j], b[i][j] end
+        end
+        local e = solve_rhs(both, 2 * n, Mx)
+        local o = NE.ops(e)
+        if not best or o < best.ops then best = { ops = o, M = Mx, zdd = zx, dz = a, dzd = b, both = e } end
       end
-      add("forward_dynamics_dy", n, 2 * n, solve_rhs(both, 2 * n), { solve = true, matrix = true })
     end
+    local Md, zdd_d, dzf, dzdf = best.M, best.zdd, best.dz, best.dzd
+    add("forward_dynamics_dz", n, n, solve_rhs(dzf, n, Md), { solve = true, matrix = true })
+    add("forward_dynamics_dzd", n, n, solve_rhs(dzdf, n, Md), { solve = true, matrix = true })
+    if open then add("forward_dynamics_dy", n, 2 * n, best.both, { solve = true, matrix = true }) end
     -- ∂r/∂p holds zdd fixed, so not the Jacobian of r(zdd_fd): r = M zdd - Q is linear in zdd,
     -- ∂r/∂p = (∂M/∂p) zdd - ∂Q/∂p, evaluated at zdd = zdd_fd.
     local dpf
     if #psyms > 0 then
-      local dM, dQ = jac_table(Mflat, psyms), jac_table(Q, psyms)
+      local dM, dQ = jac_table(Md, psyms), jac_table(Q, psyms)
       dpf = {}
       for i = 1, n do
         dpf[i] = {}
         for j = 1, #psyms do
           local v = -dQ[i][j]
-          for k = 1, n do v = v + dM[(k - 1) * n + i][j] * zdd_fd[k] end
+          for k = 1, n do v = v + dM[(k - 1) * n + i][j] * zdd_d[k] end
           dpf[i][j] = v
         end
       end
     end
-    if dpf then add("forward_dynamics_dp", n, #psyms, solve_rhs(dpf, #psyms), { solve = true, matrix = true }) end
+    if dpf then add("forward_dynamics_dp", n, #psyms, solve_rhs(dpf, #psyms, Md), { solve = true, matrix = true }) end
   end
 
   -- The pieces other function builders (constraints, objectives) reuse: one DAG, one kinematics.

@@ -119,6 +119,22 @@ function V.skew(v)
   }
 end
 
+-- X S Xᵀ, one triangle formed when S is symmetric (the other is the same nodes, not a second sum).
+function V.similar(X, S, symmetric)
+  local SXt = V.matmul(S, V.transpose(X))
+  local T = { {}, {}, {} }
+  for i = 1, 3 do
+    for j = 1, 3 do
+      if symmetric and j < i then
+        T[i][j] = T[j][i]
+      else
+        T[i][j] = sum({ mul(X[i][1], SXt[1][j]), mul(X[i][2], SXt[2][j]), mul(X[i][3], SXt[3][j]) })
+      end
+    end
+  end
+  return T
+end
+
 -- Rotation by `angle` about the unit axis u (right hand), Rodrigues: R = c I + s [u]x + (1 - c) u u'.
 -- With a numeric axis each entry is written as u_i u_j + (δij - u_i u_j) c ± u_k s, so a coordinate axis
 -- gives literal zeros and ones instead of c + (1 - c).
