@@ -202,6 +202,7 @@ function F.choose(tree)
         structural = true }
     end
   end
+  tree.body_frames = out
   return out
 end
 

@@ -97,6 +97,22 @@ function T.forward_dynamics(tree, kin, zd, ap, M, Q)
   return NE.cheapest(function(name) return forms[name]() end, { "ltl", "aba", "aba_world" })
 end
 
+-- What the generator chose, for the roadmap (model/roadmap.lua): one line per kernel.
+local FD_FORMS = { ltl = "LᵀDL factorization of M (branch-induced sparsity) applied to Q",
+  aba = "articulated bodies in body frames", aba_world = "articulated bodies in world axes (origin-referenced)" }
+local function describe(levels, about_origin, fd, fd_derivatives)
+  local m = levels == math.huge and "composite inertias in body frames, forces carried up in body frames"
+    or string.format("composite inertias in body frames, forces carried %d level%s up in body frames, then world screws",
+      levels, levels == 1 and "" or "s")
+  return {
+    { "mass", m },
+    { "inverse_dynamics, forces", "Newton-Euler in body frames, inertial forces about the " ..
+      (about_origin and "body origins (first moments)" or "centres of mass") },
+    { "forward_dynamics", FD_FORMS[fd] or fd },
+    fd_derivatives and { "forward_dynamics_dz, _dzd, _dy, _dp", fd_derivatives } or nil,
+  }
+end
+
 -- Builds { list of { name, rows, cols, exprs } } plus helpers for the forward-dynamics derivatives.
 function T.build(tree)
   local n = #tree.bodies
@@ -132,7 +148,7 @@ function T.build(tree)
     return f
   end
 
-  local M = NE.mass_cheapest(tree, kin)
+  local M, levels = NE.mass_cheapest(tree, kin)
   if rods then M = sub_tables(M, dRzdd, n, n) end
   add("mass", n, n, flat(M, n, n), { matrix = true })
 
@@ -224,13 +240,14 @@ function T.build(tree)
     return e
   end
   if rods then
-    -- The articulated-body recursion knows nothing of the rods' coupling of two bodies: M⁻¹Q by Cholesky,
-    -- and no forward-dynamics derivatives (they need zdd as an expression).
+    -- The articulated-body recursion knows nothing of the rods' coupling of two bodies: M⁻¹Q by the file's
+    -- solve loop, and no forward-dynamics derivatives (they need zdd as an expression).
     local negQ = {}
     for k = 1, n do negQ[k] = { -Q[k] } end
     add("forward_dynamics", n, 1, solve_rhs(negQ, 1), { solve = true })
+    tree.kernels = describe(levels, about_origin, "M (with the rods' masses) solved by the file's loop", nil)
   else
-    local zdd_fd = T.forward_dynamics(tree, kin, syms.zd, ap, M, Q)
+    local zdd_fd, fd_form = T.forward_dynamics(tree, kin, syms.zd, ap, M, Q)
     add("forward_dynamics", n, 1, zdd_fd)
     -- The derivatives evaluate the world-frame recursion of ∂r/∂y at zdd: the world forms of M and of the
     -- articulated bodies share its kinematics and composite inertias, the body-frame ones are cheaper alone;
@@ -248,13 +265,20 @@ function T.build(tree)
         end
         local e = solve_rhs(both, 2 * n, Mx)
         local o = NE.ops(e)
-        if not best or o < best.ops then best = { ops = o, M = Mx, zdd = zx, dz = a, dzd = b, both = e } end
+        if not best or o < best.ops then
+          best = { ops = o, M = Mx, zdd = zx, dz = a, dzd = b, both = e,
+            what = string.format("-M⁻¹ ∂r/∂y, ∂r/∂y by the world-frame recursion of docs/derivatives.md at zdd by %s, " ..
+              "M by %s, solved by the file's LᵀDL loop",
+              zx == zdd_fd and (FD_FORMS[fd_form] or fd_form) or FD_FORMS.aba_world,
+              Mx == Mflat and "body frames" or "world composite inertias") }
+        end
       end
     end
     local Md, zdd_d, dzf, dzdf = best.M, best.zdd, best.dz, best.dzd
     add("forward_dynamics_dz", n, n, solve_rhs(dzf, n, Md), { solve = true, matrix = true })
     add("forward_dynamics_dzd", n, n, solve_rhs(dzdf, n, Md), { solve = true, matrix = true })
     if open then add("forward_dynamics_dy", n, 2 * n, best.both, { solve = true, matrix = true }) end
+    tree.kernels = describe(levels, about_origin, fd_form, best.what)
     -- ∂r/∂p holds zdd fixed, so not the Jacobian of r(zdd_fd): r = M zdd - Q is linear in zdd,
     -- ∂r/∂p = (∂M/∂p) zdd - ∂Q/∂p, evaluated at zdd = zdd_fd.
     local dpf

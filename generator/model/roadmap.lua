@@ -170,6 +170,36 @@ function M.render(tree, opts)
     line()
     for _, k in ipairs(keys) do line("- " .. k .. " = " .. value(sim[k], nt.simulate[k])) end
   end
+  if tree.body_frames then
+    line()
+    line("## Body frames")
+    line()
+    line("The frames the recursions use (dynamics/frames.lua): z along the joint axis; R = the constant rotation from")
+    line("the parent's frame, of which the joint turns by z + beta about z; t = the origin's shift along the axis from")
+    line("the joint point. Points, centres of mass and inertias stay given in the model's body frames.")
+    line()
+    row(out, { "body", "R", "beta", "t" })
+    row(out, { "---", "---", "---", "---" })
+    for k, f in ipairs(tree.body_frames) do
+      local R = "general (a design parameter turns the axis)"
+      if f.P then
+        local rows = {}
+        for i = 1, 3 do rows[i] = string.format("%s %s %s", num(f.P[i][1]), num(f.P[i][2]), num(f.P[i][3])) end
+        R = table.concat(rows, "; ")
+      end
+      row(out, { tree.bodies[k].name, R, num(f.beta or 0), num(f.t or 0) })
+    end
+  end
+  if tree.kernels then
+    line()
+    line("## Kernels")
+    line()
+    line("Chosen at generation time by counting operations (dynamics/tree_functions.lua).")
+    line()
+    row(out, { "functions", "computed by" })
+    row(out, { "---", "---" })
+    for _, k in ipairs(tree.kernels) do row(out, k) end
+  end
   if opts.stats and #opts.stats > 0 then
     line()
     line("## Functions")
