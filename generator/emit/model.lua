@@ -57,61 +57,155 @@ local function pattern(f)
   return colptr, rowind
 end
 
--- Dense Cholesky solve emitted once per file for the forward-dynamics derivatives: the solve is
--- O(n³) work that unrolling would only bloat, so it stays a loop.
+-- The solve of the forward-dynamics derivatives, emitted once per file: M = Lᵀ D L with L unit lower-triangular
+-- (Featherstone, Rigid Body Dynamics Algorithms §6.5, "LTDL"), walking a parent array (parents before
+-- children). In an open tree M_ij = 0 unless one of i, j is an ancestor of the other; eliminating the leaves
+-- first keeps L within that pattern (no fill-in), so factoring costs O(Σ depth²) multiplications and the m
+-- right-hand sides O(m Σ depth), against O(n³) and O(m n²) dense. The right-hand sides are stored row by row
+-- (coordinate i's m values together), so each step of a walk is one loop over the m columns and the walks are
+-- made once, not once per column. It stays a loop: unrolling would only bloat the file. LTDL rather than LᵀL:
+-- no square roots, and D⁻¹ applied once rather than L_ii⁻¹ twice.
 local SOLVE = [[
-/* Solves M X = B in place for n x m column-major B by Cholesky; M (n x n) is overwritten. Returns
- * MB_FN_SINGULAR at a pivot that is not positive and finite. */
-static int %s_solve_spd(int n, mb_real *M, mb_real *B, int m)
+/* Solves M X = B in place, B n x m stored row by row (B_ic in B[i m + c]), by M = L' D L with L unit
+ * lower-triangular (Featherstone, RBDA sec. 6.5): L_ij (i > j) and M_ij can be non-zero only where j is an ancestor
+ * of i in %s_parent, so the factorization and the substitutions walk ancestor chains only. M's upper triangle
+ * is overwritten with L (row i of L in column i: L_ij in M[j + i n]) and its diagonal with D; its lower
+ * triangle is not read. Returns MB_FN_SINGULAR at a pivot that is not positive and finite. */
+static int %s_solve_ltdl(int n, mb_real *M, mb_real *B, int m)
 {
-    for (int j = 0; j < n; ++j) {
-        mb_real d = M[j + j * n];
-        for (int k = 0; k < j; ++k) d -= M[j + k * n] * M[j + k * n];
+    const int *parent = %s_parent;
+    for (int k = n - 1; k >= 0; --k) {   /* eliminate k, children first, from its ancestors */
+        mb_real *Lk = M + k * n;
+        const mb_real d = Lk[k];
         if (!MB_PIVOT_OK(d)) return MB_FN_SINGULAR;
-        d = MB_SQRT(d);
-        M[j + j * n] = d;
-        for (int i = j + 1; i < n; ++i) {
-            mb_real s = M[i + j * n];
-            for (int k = 0; k < j; ++k) s -= M[i + k * n] * M[j + k * n];
-            M[i + j * n] = s / d;
+        for (int i = parent[k]; i >= 0; i = parent[i]) {
+            mb_real *Li = M + i * n;
+            const mb_real l = Lk[i] / d;
+            for (int j = i; j >= 0; j = parent[j]) Li[j] -= l * Lk[j];
+            Lk[i] = l;
         }
     }
-    for (int c = 0; c < m; ++c) {
-        mb_real *x = B + c * n;
-        for (int i = 0; i < n; ++i) {
-            mb_real s = x[i];
-            for (int k = 0; k < i; ++k) s -= M[i + k * n] * x[k];
-            x[i] = s / M[i + i * n];
+    for (int i = n - 1; i >= 0; --i) {   /* L' Y = B: each row into its ancestors' */
+        const mb_real *Li = M + i * n, *xi = B + i * m;
+        for (int j = parent[i]; j >= 0; j = parent[j]) {
+            mb_real *xj = B + j * m;
+            const mb_real l = Li[j];
+            for (int c = 0; c < m; ++c) xj[c] -= l * xi[c];
         }
-        for (int i = n - 1; i >= 0; --i) {
-            mb_real s = x[i];
-            for (int k = i + 1; k < n; ++k) s -= M[k + i * n] * x[k];
-            x[i] = s / M[i + i * n];
+    }
+    for (int i = 0; i < n; ++i) {        /* D W = Y, then L X = W: each row from its ancestors' */
+        const mb_real *Li = M + i * n;
+        mb_real *xi = B + i * m;
+        for (int c = 0; c < m; ++c) xi[c] /= Li[i];
+        for (int j = parent[i]; j >= 0; j = parent[j]) {
+            const mb_real *xj = B + j * m;
+            const mb_real l = Li[j];
+            for (int c = 0; c < m; ++c) xi[c] -= l * xj[c];
         }
     }
     return MB_FN_OK;
 }
 ]]
 
--- The right-hand side [M, B] goes to work, the solve runs there, and X is copied out.
+-- The parent array of the solve (0-based, -1 for a root): the elimination tree of the structural pattern of M
+-- (the [M, B] of the solve functions) together with the bodies' parent links, eliminating the last coordinate
+-- first. That is the bodies' parent array itself when the bodies are numbered parents first (the topology's
+-- depth-first numbering) and M couples only ancestors and descendants (an open tree); a massive rod between
+-- two branches couples more, and the elimination tree then joins those branches, so L still holds every
+-- non-zero. Returns the array and whether it is the bodies' own.
+local function solve_parents(tree, fns)
+  local n = #tree.bodies
+  local couple = {}                 -- couple[k][j] for j > k: M_jk may be non-zero (or k is j's parent)
+  for k = 1, n do couple[k] = {} end
+  local function link(i, j)
+    if i > j then i, j = j, i end
+    if i < j then couple[i][j] = true end
+  end
+  for k, b in ipairs(tree.bodies) do
+    if (b.parent or 0) > 0 then link(k, b.parent) end
+  end
+  for _, f in ipairs(fns) do
+    if f.solve then
+      for j = 1, n do
+        for i = j + 1, n do
+          if not E.is_zero(f.exprs[(j - 1) * n + i]) or not E.is_zero(f.exprs[(i - 1) * n + j]) then link(i, j) end
+        end
+      end
+    end
+  end
+  -- Liu's elimination-tree algorithm, eliminating n first: each j > k coupled to k hangs its current subtree's
+  -- root under k. parent[j] ends as the largest i < j with L_ji non-zero.
+  local parent = {}
+  for k = n - 1, 1, -1 do
+    for j = k + 1, n do
+      if couple[k][j] then
+        local r = j
+        while parent[r] and parent[r] ~= k do r = parent[r] end
+        if not parent[r] then parent[r] = k end
+      end
+    end
+  end
+  -- Every coupling must lie on an ancestor chain, or the solve would drop it.
+  for k = 1, n do
+    for j in pairs(couple[k]) do
+      local r = j
+      while r and r ~= k do r = parent[r] end
+      assert(r == k, "emit: the solve's parent array misses a non-zero of M")
+    end
+  end
+  local out, own = {}, true
+  for k = 1, n do
+    out[k] = (parent[k] or 0) - 1
+    if (parent[k] or 0) ~= (tree.bodies[k].parent or 0) then own = false end
+  end
+  return out, own
+end
+
+-- The parent array's C (wrapped at 20 entries a line), before the solve that walks it.
+local function solve_text(name, parents, own)
+  local lines, line = {}, {}
+  for k, p in ipairs(parents) do
+    line[#line + 1] = tostring(p)
+    if #line == 20 or k == #parents then
+      lines[#lines + 1] = "    " .. table.concat(line, ", ")
+      line = {}
+    end
+  end
+  local what = own and "each body's parent (0-based, -1: a child of ground), parents numbered first"
+    or "the elimination tree of M (0-based, -1: a root), not the bodies' parents: M\n"
+      .. " * couples bodies that are not ancestor and descendant (a massive rod between two branches)"
+  return string.format("/* The tree the solve walks: %s. */\nstatic const int %s_parent[%d] = {\n%s\n};\n\n",
+    what, name, #parents, table.concat(lines, ",\n")) .. string.format(SOLVE, name, name, name)
+end
+
+-- The right-hand side goes to work (M column-major, then B row by row: the solve's layout), the solve runs
+-- there, and X is copied out column-major.
 local function emit_solve_function(name, f, n)
   local rhs = name .. "_rhs"
-  local body, info = C.emit_function { name = rhs, exprs = f.exprs, static = true,
-    comment = "M and -dr/dy at zdd = forward dynamics" }
+  local exprs, m = {}, f.cols
+  for k = 1, n * n do exprs[k] = f.exprs[k] end
+  for i = 1, n do
+    for c = 1, m do exprs[#exprs + 1] = f.exprs[n * n + (c - 1) * n + i] end
+  end
+  local body, info = C.emit_function { name = rhs, exprs = exprs, static = true,
+    comment = "M, then the right-hand side row by row, at zdd = forward dynamics" }
   local model = name:match("^(.-)_forward_dynamics")
-  local k = #f.exprs
+  local k = #exprs
+  local copy = m == 1 and string.format("for (int i = 0; i < %d; ++i) out[i] = work[%d + i];", n, n * n)
+    or string.format("for (int i = 0; i < %d; ++i)\n"
+      .. "        for (int c = 0; c < %d; ++c) out[i + c * %d] = work[%d + i * %d + c];", n, m, n, n * n, m)
   return body .. string.format([[
 
 int %s(const mb_args *a, mb_real *out, mb_real *work)
 {
     int rc;
     (void)%s(a, work, work + %d);
-    rc = %s_solve_spd(%d, work, work + %d, %d);
+    rc = %s_solve_ltdl(%d, work, work + %d, %d);
     if (rc) return rc;
-    for (int i = 0; i < %d; ++i) out[i] = work[%d + i];
+    %s
     return MB_FN_OK;
 }
-]], name, rhs, k, model, n, n * n, f.cols, n * f.cols, n * n), k + info.nwork, info.ops
+]], name, rhs, k, model, n, n * n, m, copy), k + info.nwork, info.ops
 end
 
 -- The file's sections: -DMB_PART=k compiles section k alone, so that the sections of a large model compile
@@ -276,7 +370,7 @@ function M.generate(tree, spec, source_text, opts)
   end
   if #solve_in > 0 then
     L[#L + 1] = "#if " .. table.concat(solve_in, " || ")
-    L[#L + 1] = string.format(SOLVE, name)
+    L[#L + 1] = solve_text(name, solve_parents(tree, fns))
     L[#L + 1] = "#endif"
     L[#L + 1] = ""
   end

@@ -1,5 +1,5 @@
 /* rt_fn_status.c: the status and workspace contract of generated functions (mb_model.h) and how the runtime reports a
- * non-zero status: a singular mass matrix in the generated Cholesky solve, an unknown status of a hand model. */
+ * non-zero status: a singular mass matrix in the generated L'DL solve, an unknown status of a hand model. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,7 +34,7 @@ int main(void) {
     is_int(double_pendulum_mass(&a, out, NULL), MB_FN_OK, "a function without work accepts work = NULL");
     is_int(m->forward_dynamics_dz(&a, out, work), MB_FN_OK, "forward_dynamics_dz at positive masses: MB_FN_OK");
 
-    /* mP = -3, mQ = 1: M11 = (mP + mQ) L1^2 + ... < 0, the first pivot is negative. */
+    /* mP = -3, mQ = 1: the shoulder's pivot, D_1 = M11 - M12^2 / M22 = L1^2 (mP + mQ sin^2 elbow), is negative. */
     p[2] = -3;
     is_int(m->forward_dynamics_dz(&a, out, work), MB_FN_SINGULAR, "a negative pivot: MB_FN_SINGULAR");
     p[2] = NAN;
