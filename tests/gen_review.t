@@ -10,8 +10,9 @@ local tap = require "tap"
 -- A damper reaches the forward dynamics and, through zdd = M⁻¹Q, every entry of its derivatives
 -- (forward_dynamics_dz/_dzd evaluate -M⁻¹ ∂r/∂y at that zdd, one fused expression DAG), and sym.expr's
 -- shape-ordered schedule moves what changes: the issue's 150 lines hold for the code outside those functions;
--- the whole file is bounded against regressions (measured 549 and 862 when this was written).
-local MASS_LIMIT, DAMPER_LIMIT, DAMPER_FILE_LIMIT = 10, 150, 1200
+-- the whole file is bounded against regressions (measured 549 and 862 when this was written; 1,504 and 1,834 since
+-- the fused forward_dynamics_dy repeats those expressions and the solve reads its right-hand side row by row).
+local MASS_LIMIT, DAMPER_LIMIT, DAMPER_FILE_LIMIT = 10, 150, 2500
 
 -- Absolute: the generator runs from inside the variants' folders.
 local root = select(2, H.sh("cd '" .. H.root .. "' && pwd")):gsub("\n$", "") .. "/"
@@ -47,7 +48,7 @@ local function owners(path)
 end
 
 -- Changed lines of two generated files: all of them, those that are not comment lines (starting /*, * or //),
--- and those outside the forward-dynamics functions (forward_dynamics, _dz, _dzd, _dp).
+-- and those outside the forward-dynamics functions (forward_dynamics, _dz, _dzd, _dy, _dp).
 local function changed(a, b)
   local _, out = H.sh(string.format("diff '%s' '%s'", a, b))
   local oa, ob = owners(a), owners(b)

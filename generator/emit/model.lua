@@ -171,6 +171,15 @@ local function solve_text(name, parents, own)
       line = {}
     end
   end
+  local chain = true
+  for k, p in ipairs(parents) do if p ~= k - 2 then chain = false end end
+  if chain then
+    -- A serial chain: every parent is the coordinate before, M is full, and the walks are plain countdowns,
+    -- which the compiler schedules better than loads from an array.
+    local text = string.format(SOLVE, name, name, name):gsub("    const int %*parent = [%w_]+;\n", "")
+      :gsub("parent%[(%a)%]", "%1 - 1"):gsub("of i in [%w_]+_parent", "of i (in a chain: every j < i)")
+    return "/* The tree the solve walks is a serial chain: each coordinate's parent is the one before. */\n" .. text
+  end
   local what = own and "each body's parent (0-based, -1: a child of ground), parents numbered first"
     or "the elimination tree of M (0-based, -1: a root), not the bodies' parents: M\n"
       .. " * couples bodies that are not ancestor and descendant (a massive rod between two branches)"
