@@ -251,12 +251,15 @@ function T.build(tree)
     add("forward_dynamics", n, 1, zdd_fd)
     -- The derivatives evaluate the world-frame recursion of ∂r/∂y at zdd: the world forms of M and of the
     -- articulated bodies share its kinematics and composite inertias, the body-frame ones are cheaper alone;
-    -- the pair with the fewest operations for [M, ∂r/∂z, ∂r/∂ż] is taken.
+    -- the pair with the fewest operations for [M, ∂r/∂z, ∂r/∂ż] is taken. Counting four derivative DAGs costs
+    -- seconds on a vehicle, where the shared world forms always won: from 12 coordinates on they are taken.
     local best
     local Mworld = flat(R.mass(tree, kin, IC, anc), n, n)
     local zworld = ABA.forward_dynamics(tree, kin, syms.zd, ap)
-    for _, Mx in ipairs { Mflat, Mworld } do
-      for _, zx in ipairs { zdd_fd, zworld } do
+    local Ms, zs = { Mflat, Mworld }, { zdd_fd, zworld }
+    if n >= 12 then Ms, zs = { Mworld }, { zworld } end
+    for _, Mx in ipairs(Ms) do
+      for _, zx in ipairs(zs) do
         local _, a, b = residual_with_jacobians(tree, kin, IC, anc, syms, zx, Qapp, dQz, dQzd)
         local both = {}
         for i = 1, n do
@@ -264,7 +267,7 @@ function T.build(tree)
           for j = 1, n do both[i][j], both[i][n + j] = a[i][j], b[i][j] end
         end
         local e = solve_rhs(both, 2 * n, Mx)
-        local o = NE.ops(e)
+        local o = #Ms * #zs > 1 and NE.ops(e) or 0
         if not best or o < best.ops then
           best = { ops = o, M = Mx, zdd = zx, dz = a, dzd = b, both = e,
             what = string.format("-M⁻¹ ∂r/∂y, ∂r/∂y by the world-frame recursion of docs/derivatives.md at zdd by %s, " ..
