@@ -24,8 +24,11 @@ MODELS      := $(sort $(wildcard models/*.lua))
 DEPS := lua5.4 liblapack-dev gcc make perl
 # Peer libraries of the agreement tests and benchmarks: installed when possible; their tests skip without them.
 PEER_DEPS := libmujoco-dev libadolc-dev libsimbody-dev valgrind
+# Only `make bench` needs these: Eigen and Boost for Pinocchio's headers, which come from outside the repository
+# (tests/bench/peers_pinocchio.lua skips without them).
+BENCH_DEPS := libeigen3-dev libboost-dev
 
-.PHONY: all deps peer-deps run test test-asan bench generate clean
+.PHONY: all deps peer-deps bench-deps run test test-asan bench generate clean
 .DELETE_ON_ERROR:
 
 all: deps $(RUNTIME_LIB)
@@ -102,7 +105,10 @@ BENCH_SCRIPTS ?= $(sort $(wildcard tests/bench/*.sh))
 BENCH_WALL := tests/bench/results/bench_wall.md
 # Seconds of CPU of the shell's children, from the second line of `times` written to a file.
 CHILD_CPU = awk 'NR == 2 { split($$1, a, "m"); split($$2, b, "m"); printf "%d", a[1] * 60 + a[2] + b[1] * 60 + b[2] }'
-bench: deps peer-deps $(RUNTIME_LIB)
+bench-deps:
+	@$(MAKE) --no-print-directory peer-deps PEER_DEPS="$(BENCH_DEPS)"
+
+bench: deps peer-deps bench-deps $(RUNTIME_LIB)
 	@fail=0; t0=$$(date +%s); load0=$$(cut -d' ' -f1-3 /proc/loadavg); rows=""; tf=$$(mktemp); \
 	for b in $(BENCH_SCRIPTS); do \
 	  echo "== $$b"; s=$$(date +%s); times > $$tf; c0=$$($(CHILD_CPU) $$tf); st=ok; \
