@@ -6,13 +6,10 @@
 local E = require "sym.expr"
 local V = require "sym.vec"
 local NE = require "dynamics.newton_euler"
-local RN = require "dynamics.rnea"
 
 local ABA = {}
 
-local to_child, to_parent = NE.to_child, NE.to_parent
-
-local turn = NE.turn
+local to_child, turn, force_to_parent = NE.to_child, NE.turn, NE.force_to_parent
 
 -- S - u sᵀ for symmetric S and s parallel to u, one triangle formed.
 local function sym_minus_outer(S, u, s)
@@ -58,34 +55,15 @@ local function motion_to_child(N, v, w)
   return V.add(vc, V.cross(wc, V.scale(N.d2, N.h))), wc
 end
 
--- A force (f, moment about body k's origin) in the parent's frame about the parent's origin.
-local function force_to_parent(N, f, n)
-  local fp = to_parent(N, f)
-  local np = to_parent(N, V.add(n, V.cross(V.scale(N.d2, N.h), f)))
-  return fp, V.add(np, V.cross(N.d1, fp))
-end
-
 local function apply(I, v, w)
   return V.add(V.matvec(I.A, v), V.matvec(I.B, w)), V.add(V.mattvec(I.B, v), V.matvec(I.C, w))
 end
 
--- The rigid-body inertia of body k about its origin in its frame, as { A, B, C }.
-local function rigid(N)
-  local c, m = N.c, N.m
-  local h = V.scale(m, c)
-  local cc = V.dot(c, c)
-  local J = {}
-  for i = 1, 3 do
-    J[i] = {}
-    for j = 1, 3 do
-      local t = N.J[i][j] - h[i] * c[j]
-      if i == j then t = t + m * cc end
-      J[i][j] = t
-    end
-  end
-  local Hx = V.skew(h)
-  local A = { { m, 0, 0 }, { 0, m, 0 }, { 0, 0, m } }
-  return { A = A, B = V.mscale(-1, Hx), C = J }, h
+-- The rigid-body inertia of body k about its origin in its frame, as { A, B, C }, and its first moment.
+local function rigid_inertia(N)
+  local I = NE.body_inertia(N)
+  local m = I.m
+  return { A = { { m, 0, 0 }, { 0, m, 0 }, { 0, 0, m } }, B = V.mscale(-1, V.skew(I.h)), C = I.J }, I.h
 end
 
 local ZERO3 = { 0, 0, 0 }
@@ -94,7 +72,6 @@ local ZERO33 = { { 0, 0, 0 }, { 0, 0, 0 }, { 0, 0, 0 } }
 -- zdd as expressions; ap = the applied forces of dynamics.applied (world wrenches about O, joint forces).
 function ABA.forward_dynamics(tree, kin, zd, ap)
   local n = #tree.bodies
-  local ch = RN.children(tree)
   local v, w = { [0] = ZERO3 }, { [0] = ZERO3 }
   local c, IA, pf, pn = {}, {}, {}, {}
   for k, body in ipairs(tree.bodies) do
@@ -113,7 +90,7 @@ function ABA.forward_dynamics(tree, kin, zd, ap)
     v[k], w[k] = vk, wk
     local f, nn = ZERO3, ZERO3
     if N.m then
-      local I, h = rigid(N)
+      local I, h = rigid_inertia(N)
       IA[k] = I
       -- v x* (I v): momentum (m v + w x h, J w + h x v), then (w x p, w x L + v x p).
       local pl = V.add(V.scale(N.m, vk), V.cross(wk, h))

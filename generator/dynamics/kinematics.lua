@@ -69,7 +69,6 @@ local function joint_in_parent(tree, k, fr, zk)
     N.d2 = E.add(N.d2, zk)
   end
   N.X = V.matmul(R, N.Q)
-  N.d = V.add(N.d1, V.scale(N.d2, V.matvec(R, h)))       -- the whole offset, in the parent's frame
   if not body.aux and not E.is_zero(body.mass) then
     local nm = body.name
     N.m = D.value(tree, nm .. "_mass", body.mass)

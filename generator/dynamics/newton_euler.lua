@@ -29,6 +29,7 @@ local function force_to_parent(N, f, m)
   local mp = to_parent(N, V.add(m, V.cross(V.scale(N.d2, N.h), f)))
   return fp, V.add(mp, V.cross(N.d1, fp))
 end
+NE.force_to_parent = force_to_parent
 
 -- R S Rᵀ for R a rotation about coordinate axis a with cosine c and sine s (numbers or expressions), in the
 -- cheap form: the plane block moves by X = δ s² + σ cs and Y = δ cs - σ s² (δ = S_ii - S_jj, σ = S_ij + S_ji),
@@ -95,6 +96,7 @@ local function body_inertia(N)
   end
   return { m = m, h = mc, J = J }
 end
+NE.body_inertia = body_inertia
 
 -- Joint forces r_k of the recursion at accelerations zdd (nil: the velocity-product and gravity terms only):
 -- the joint forces of M zdd + c(z, zd) + g(z), without the applied forces. Each body's inertial force is
