@@ -15,23 +15,23 @@
 extern const mb_model buggy_model;
 
 int buggy_mass(const mb_args *a, mb_real *out, mb_real *work);
-#define buggy_mass_NWORK 566
+#define buggy_mass_NWORK 404
 int buggy_forces(const mb_args *a, mb_real *out, mb_real *work);
-#define buggy_forces_NWORK 1015
+#define buggy_forces_NWORK 673
 int buggy_forces_nc(const mb_args *a, mb_real *out, mb_real *work);
-#define buggy_forces_nc_NWORK 102
+#define buggy_forces_nc_NWORK 199
 int buggy_inverse_dynamics(const mb_args *a, mb_real *out, mb_real *work);
-#define buggy_inverse_dynamics_NWORK 976
+#define buggy_inverse_dynamics_NWORK 666
 int buggy_inverse_dynamics_dz(const mb_args *a, mb_real *out, mb_real *work);
-#define buggy_inverse_dynamics_dz_NWORK 3732
+#define buggy_inverse_dynamics_dz_NWORK 3644
 int buggy_inverse_dynamics_dzd(const mb_args *a, mb_real *out, mb_real *work);
 #define buggy_inverse_dynamics_dzd_NWORK 1909
 int buggy_inverse_dynamics_tangent(const mb_args *a, mb_real *out, mb_real *work);
-#define buggy_inverse_dynamics_tangent_NWORK 4524
+#define buggy_inverse_dynamics_tangent_NWORK 4490
 int buggy_inverse_dynamics_dp(const mb_args *a, mb_real *out, mb_real *work);
 #define buggy_inverse_dynamics_dp_NWORK 0
 int buggy_energy(const mb_args *a, mb_real *out, mb_real *work);
-#define buggy_energy_NWORK 144
+#define buggy_energy_NWORK 197
 int buggy_points(const mb_args *a, mb_real *out, mb_real *work);
 #define buggy_points_NWORK 0
 int buggy_points_dz(const mb_args *a, mb_real *out, mb_real *work);
@@ -41,35 +41,35 @@ int buggy_total_mass(const mb_args *a, mb_real *out, mb_real *work);
 int buggy_tyres(const mb_args *a, mb_real *out, mb_real *work);
 #define buggy_tyres_NWORK 0
 int buggy_forward_dynamics(const mb_args *a, mb_real *out, mb_real *work);
-#define buggy_forward_dynamics_NWORK 1688
+#define buggy_forward_dynamics_NWORK 1340
 int buggy_forward_dynamics_dz(const mb_args *a, mb_real *out, mb_real *work);
-#define buggy_forward_dynamics_dz_NWORK 7006
+#define buggy_forward_dynamics_dz_NWORK 7877
 int buggy_forward_dynamics_dzd(const mb_args *a, mb_real *out, mb_real *work);
-#define buggy_forward_dynamics_dzd_NWORK 3659
+#define buggy_forward_dynamics_dzd_NWORK 4404
 int buggy_forward_dynamics_dp(const mb_args *a, mb_real *out, mb_real *work);
-#define buggy_forward_dynamics_dp_NWORK 2756
+#define buggy_forward_dynamics_dp_NWORK 3121
 int buggy_constraints(const mb_args *a, mb_real *out, mb_real *work);
 #define buggy_constraints_NWORK 0
 int buggy_constraints_dz(const mb_args *a, mb_real *out, mb_real *work);
-#define buggy_constraints_dz_NWORK 220
+#define buggy_constraints_dz_NWORK 251
 int buggy_constraints_dp(const mb_args *a, mb_real *out, mb_real *work);
 #define buggy_constraints_dp_NWORK 0
 int buggy_constraints_dt(const mb_args *a, mb_real *out, mb_real *work);
 #define buggy_constraints_dt_NWORK 0
 int buggy_constraint_bias(const mb_args *a, mb_real *out, mb_real *work);
-#define buggy_constraint_bias_NWORK 159
+#define buggy_constraint_bias_NWORK 164
 int buggy_constraint_bias_dz(const mb_args *a, mb_real *out, mb_real *work);
-#define buggy_constraint_bias_dz_NWORK 1534
+#define buggy_constraint_bias_dz_NWORK 1563
 int buggy_constraint_bias_dzd(const mb_args *a, mb_real *out, mb_real *work);
-#define buggy_constraint_bias_dzd_NWORK 458
+#define buggy_constraint_bias_dzd_NWORK 477
 int buggy_constraint_bias_dp(const mb_args *a, mb_real *out, mb_real *work);
 #define buggy_constraint_bias_dp_NWORK 0
 int buggy_constraints_dz_tw_dz(const mb_args *a, mb_real *out, mb_real *work);
-#define buggy_constraints_dz_tw_dz_NWORK 959
+#define buggy_constraints_dz_tw_dz_NWORK 855
 int buggy_constraint_vel_dz(const mb_args *a, mb_real *out, mb_real *work);
-#define buggy_constraint_vel_dz_NWORK 670
+#define buggy_constraint_vel_dz_NWORK 675
 int buggy_constraint_acc_dz(const mb_args *a, mb_real *out, mb_real *work);
-#define buggy_constraint_acc_dz_NWORK 1836
+#define buggy_constraint_acc_dz_NWORK 1854
 int buggy_constraint_vel_dp(const mb_args *a, mb_real *out, mb_real *work);
 #define buggy_constraint_vel_dp_NWORK 0
 int buggy_constraint_acc_dp(const mb_args *a, mb_real *out, mb_real *work);
@@ -80,7 +80,7 @@ int buggy_objective_step_descent_integrand(const mb_args *a, mb_real *out, mb_re
 #define buggy_objective_step_descent_integrand_NWORK 0
 
 /* The largest workspace of any function above, in mb_reals. */
-#define buggy_NWORK 7006
+#define buggy_NWORK 7877
 /* buggy.c compiles whole, or section by section with -DMB_PART=1..buggy_NSECTIONS. */
 #define buggy_NSECTIONS 22
 

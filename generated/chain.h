@@ -15,21 +15,23 @@
 extern const mb_model chain_model;
 
 int chain_mass(const mb_args *a, mb_real *out, mb_real *work);
-#define chain_mass_NWORK 87
+#define chain_mass_NWORK 0
 int chain_forces(const mb_args *a, mb_real *out, mb_real *work);
-#define chain_forces_NWORK 250
+#define chain_forces_NWORK 20
 int chain_forces_nc(const mb_args *a, mb_real *out, mb_real *work);
 #define chain_forces_nc_NWORK 0
 int chain_inverse_dynamics(const mb_args *a, mb_real *out, mb_real *work);
-#define chain_inverse_dynamics_NWORK 243
+#define chain_inverse_dynamics_NWORK 43
 int chain_inverse_dynamics_dz(const mb_args *a, mb_real *out, mb_real *work);
-#define chain_inverse_dynamics_dz_NWORK 543
+#define chain_inverse_dynamics_dz_NWORK 501
 int chain_inverse_dynamics_dzd(const mb_args *a, mb_real *out, mb_real *work);
-#define chain_inverse_dynamics_dzd_NWORK 311
+#define chain_inverse_dynamics_dzd_NWORK 312
+int chain_inverse_dynamics_dy(const mb_args *a, mb_real *out, mb_real *work);
+#define chain_inverse_dynamics_dy_NWORK 591
 int chain_inverse_dynamics_tangent(const mb_args *a, mb_real *out, mb_real *work);
-#define chain_inverse_dynamics_tangent_NWORK 660
+#define chain_inverse_dynamics_tangent_NWORK 525
 int chain_energy(const mb_args *a, mb_real *out, mb_real *work);
-#define chain_energy_NWORK 26
+#define chain_energy_NWORK 47
 int chain_points(const mb_args *a, mb_real *out, mb_real *work);
 #define chain_points_NWORK 0
 int chain_points_dz(const mb_args *a, mb_real *out, mb_real *work);
@@ -37,19 +39,21 @@ int chain_points_dz(const mb_args *a, mb_real *out, mb_real *work);
 int chain_total_mass(const mb_args *a, mb_real *out, mb_real *work);
 #define chain_total_mass_NWORK 0
 int chain_forward_dynamics(const mb_args *a, mb_real *out, mb_real *work);
-#define chain_forward_dynamics_NWORK 404
+#define chain_forward_dynamics_NWORK 127
 int chain_forward_dynamics_dz(const mb_args *a, mb_real *out, mb_real *work);
-#define chain_forward_dynamics_dz_NWORK 872
+#define chain_forward_dynamics_dz_NWORK 844
 int chain_forward_dynamics_dzd(const mb_args *a, mb_real *out, mb_real *work);
-#define chain_forward_dynamics_dzd_NWORK 461
+#define chain_forward_dynamics_dzd_NWORK 514
+int chain_forward_dynamics_dy(const mb_args *a, mb_real *out, mb_real *work);
+#define chain_forward_dynamics_dy_NWORK 1027
 int chain_objective_tip_integrand(const mb_args *a, mb_real *out, mb_real *work);
-#define chain_objective_tip_integrand_NWORK 243
+#define chain_objective_tip_integrand_NWORK 120
 int chain_objective_tip_terminal(const mb_args *a, mb_real *out, mb_real *work);
 #define chain_objective_tip_terminal_NWORK 0
 
 /* The largest workspace of any function above, in mb_reals. */
-#define chain_NWORK 872
+#define chain_NWORK 1027
 /* chain.c compiles whole, or section by section with -DMB_PART=1..chain_NSECTIONS. */
-#define chain_NSECTIONS 4
+#define chain_NSECTIONS 5
 
 #endif

@@ -15,23 +15,23 @@
 extern const mb_model coach_model;
 
 int coach_mass(const mb_args *a, mb_real *out, mb_real *work);
-#define coach_mass_NWORK 361
+#define coach_mass_NWORK 238
 int coach_forces(const mb_args *a, mb_real *out, mb_real *work);
-#define coach_forces_NWORK 796
+#define coach_forces_NWORK 535
 int coach_forces_nc(const mb_args *a, mb_real *out, mb_real *work);
-#define coach_forces_nc_NWORK 184
+#define coach_forces_nc_NWORK 203
 int coach_inverse_dynamics(const mb_args *a, mb_real *out, mb_real *work);
-#define coach_inverse_dynamics_NWORK 879
+#define coach_inverse_dynamics_NWORK 545
 int coach_inverse_dynamics_dz(const mb_args *a, mb_real *out, mb_real *work);
-#define coach_inverse_dynamics_dz_NWORK 3699
+#define coach_inverse_dynamics_dz_NWORK 3632
 int coach_inverse_dynamics_dzd(const mb_args *a, mb_real *out, mb_real *work);
-#define coach_inverse_dynamics_dzd_NWORK 1652
+#define coach_inverse_dynamics_dzd_NWORK 1645
 int coach_inverse_dynamics_tangent(const mb_args *a, mb_real *out, mb_real *work);
-#define coach_inverse_dynamics_tangent_NWORK 4799
+#define coach_inverse_dynamics_tangent_NWORK 4796
 int coach_inverse_dynamics_dp(const mb_args *a, mb_real *out, mb_real *work);
-#define coach_inverse_dynamics_dp_NWORK 255
+#define coach_inverse_dynamics_dp_NWORK 258
 int coach_energy(const mb_args *a, mb_real *out, mb_real *work);
-#define coach_energy_NWORK 138
+#define coach_energy_NWORK 181
 int coach_points(const mb_args *a, mb_real *out, mb_real *work);
 #define coach_points_NWORK 0
 int coach_points_dz(const mb_args *a, mb_real *out, mb_real *work);
@@ -41,17 +41,17 @@ int coach_total_mass(const mb_args *a, mb_real *out, mb_real *work);
 int coach_tyres(const mb_args *a, mb_real *out, mb_real *work);
 #define coach_tyres_NWORK 0
 int coach_forward_dynamics(const mb_args *a, mb_real *out, mb_real *work);
-#define coach_forward_dynamics_NWORK 1298
+#define coach_forward_dynamics_NWORK 898
 int coach_forward_dynamics_dz(const mb_args *a, mb_real *out, mb_real *work);
-#define coach_forward_dynamics_dz_NWORK 5962
+#define coach_forward_dynamics_dz_NWORK 6655
 int coach_forward_dynamics_dzd(const mb_args *a, mb_real *out, mb_real *work);
-#define coach_forward_dynamics_dzd_NWORK 2784
+#define coach_forward_dynamics_dzd_NWORK 3623
 int coach_forward_dynamics_dp(const mb_args *a, mb_real *out, mb_real *work);
-#define coach_forward_dynamics_dp_NWORK 1087
+#define coach_forward_dynamics_dp_NWORK 1163
 int coach_constraints(const mb_args *a, mb_real *out, mb_real *work);
 #define coach_constraints_NWORK 0
 int coach_constraints_dz(const mb_args *a, mb_real *out, mb_real *work);
-#define coach_constraints_dz_NWORK 55
+#define coach_constraints_dz_NWORK 91
 int coach_constraints_dp(const mb_args *a, mb_real *out, mb_real *work);
 #define coach_constraints_dp_NWORK 0
 int coach_constraints_dt(const mb_args *a, mb_real *out, mb_real *work);
@@ -59,17 +59,17 @@ int coach_constraints_dt(const mb_args *a, mb_real *out, mb_real *work);
 int coach_constraint_bias(const mb_args *a, mb_real *out, mb_real *work);
 #define coach_constraint_bias_NWORK 0
 int coach_constraint_bias_dz(const mb_args *a, mb_real *out, mb_real *work);
-#define coach_constraint_bias_dz_NWORK 684
+#define coach_constraint_bias_dz_NWORK 717
 int coach_constraint_bias_dzd(const mb_args *a, mb_real *out, mb_real *work);
-#define coach_constraint_bias_dzd_NWORK 227
+#define coach_constraint_bias_dzd_NWORK 231
 int coach_constraint_bias_dp(const mb_args *a, mb_real *out, mb_real *work);
 #define coach_constraint_bias_dp_NWORK 0
 int coach_constraints_dz_tw_dz(const mb_args *a, mb_real *out, mb_real *work);
-#define coach_constraints_dz_tw_dz_NWORK 448
+#define coach_constraints_dz_tw_dz_NWORK 412
 int coach_constraint_vel_dz(const mb_args *a, mb_real *out, mb_real *work);
-#define coach_constraint_vel_dz_NWORK 292
+#define coach_constraint_vel_dz_NWORK 319
 int coach_constraint_acc_dz(const mb_args *a, mb_real *out, mb_real *work);
-#define coach_constraint_acc_dz_NWORK 842
+#define coach_constraint_acc_dz_NWORK 818
 int coach_constraint_vel_dp(const mb_args *a, mb_real *out, mb_real *work);
 #define coach_constraint_vel_dp_NWORK 0
 int coach_constraint_acc_dp(const mb_args *a, mb_real *out, mb_real *work);
@@ -78,7 +78,7 @@ int coach_constraints_dz_tw_dp(const mb_args *a, mb_real *out, mb_real *work);
 #define coach_constraints_dz_tw_dp_NWORK 0
 
 /* The largest workspace of any function above, in mb_reals. */
-#define coach_NWORK 5962
+#define coach_NWORK 6655
 /* coach.c compiles whole, or section by section with -DMB_PART=1..coach_NSECTIONS. */
 #define coach_NSECTIONS 20
 

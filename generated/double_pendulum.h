@@ -26,6 +26,8 @@ int double_pendulum_inverse_dynamics_dz(const mb_args *a, mb_real *out, mb_real 
 #define double_pendulum_inverse_dynamics_dz_NWORK 0
 int double_pendulum_inverse_dynamics_dzd(const mb_args *a, mb_real *out, mb_real *work);
 #define double_pendulum_inverse_dynamics_dzd_NWORK 0
+int double_pendulum_inverse_dynamics_dy(const mb_args *a, mb_real *out, mb_real *work);
+#define double_pendulum_inverse_dynamics_dy_NWORK 0
 int double_pendulum_inverse_dynamics_tangent(const mb_args *a, mb_real *out, mb_real *work);
 #define double_pendulum_inverse_dynamics_tangent_NWORK 0
 int double_pendulum_inverse_dynamics_dp(const mb_args *a, mb_real *out, mb_real *work);
@@ -44,6 +46,8 @@ int double_pendulum_forward_dynamics_dz(const mb_args *a, mb_real *out, mb_real 
 #define double_pendulum_forward_dynamics_dz_NWORK 8
 int double_pendulum_forward_dynamics_dzd(const mb_args *a, mb_real *out, mb_real *work);
 #define double_pendulum_forward_dynamics_dzd_NWORK 8
+int double_pendulum_forward_dynamics_dy(const mb_args *a, mb_real *out, mb_real *work);
+#define double_pendulum_forward_dynamics_dy_NWORK 12
 int double_pendulum_forward_dynamics_dp(const mb_args *a, mb_real *out, mb_real *work);
 #define double_pendulum_forward_dynamics_dp_NWORK 12
 int double_pendulum_objective_kinetic_energy_terminal(const mb_args *a, mb_real *out, mb_real *work);

@@ -15,13 +15,13 @@
 extern const mb_model fourbar_grid_model;
 
 int fourbar_grid_mass(const mb_args *a, mb_real *out, mb_real *work);
-#define fourbar_grid_mass_NWORK 34
+#define fourbar_grid_mass_NWORK 88
 int fourbar_grid_forces(const mb_args *a, mb_real *out, mb_real *work);
-#define fourbar_grid_forces_NWORK 155
+#define fourbar_grid_forces_NWORK 0
 int fourbar_grid_forces_nc(const mb_args *a, mb_real *out, mb_real *work);
 #define fourbar_grid_forces_nc_NWORK 0
 int fourbar_grid_inverse_dynamics(const mb_args *a, mb_real *out, mb_real *work);
-#define fourbar_grid_inverse_dynamics_NWORK 13
+#define fourbar_grid_inverse_dynamics_NWORK 0
 int fourbar_grid_inverse_dynamics_dz(const mb_args *a, mb_real *out, mb_real *work);
 #define fourbar_grid_inverse_dynamics_dz_NWORK 382
 int fourbar_grid_inverse_dynamics_dzd(const mb_args *a, mb_real *out, mb_real *work);
@@ -37,11 +37,11 @@ int fourbar_grid_points_dz(const mb_args *a, mb_real *out, mb_real *work);
 int fourbar_grid_total_mass(const mb_args *a, mb_real *out, mb_real *work);
 #define fourbar_grid_total_mass_NWORK 0
 int fourbar_grid_forward_dynamics(const mb_args *a, mb_real *out, mb_real *work);
-#define fourbar_grid_forward_dynamics_NWORK 527
+#define fourbar_grid_forward_dynamics_NWORK 71
 int fourbar_grid_forward_dynamics_dz(const mb_args *a, mb_real *out, mb_real *work);
-#define fourbar_grid_forward_dynamics_dz_NWORK 5050
+#define fourbar_grid_forward_dynamics_dz_NWORK 5074
 int fourbar_grid_forward_dynamics_dzd(const mb_args *a, mb_real *out, mb_real *work);
-#define fourbar_grid_forward_dynamics_dzd_NWORK 4590
+#define fourbar_grid_forward_dynamics_dzd_NWORK 4640
 int fourbar_grid_constraints(const mb_args *a, mb_real *out, mb_real *work);
 #define fourbar_grid_constraints_NWORK 0
 int fourbar_grid_constraints_dz(const mb_args *a, mb_real *out, mb_real *work);
@@ -62,7 +62,7 @@ int fourbar_grid_constraint_acc_dz(const mb_args *a, mb_real *out, mb_real *work
 #define fourbar_grid_constraint_acc_dz_NWORK 1361
 
 /* The largest workspace of any function above, in mb_reals. */
-#define fourbar_grid_NWORK 5050
+#define fourbar_grid_NWORK 5074
 /* fourbar_grid.c compiles whole, or section by section with -DMB_PART=1..fourbar_grid_NSECTIONS. */
 #define fourbar_grid_NSECTIONS 10
 

@@ -26,6 +26,8 @@ int oscillator_inverse_dynamics_dz(const mb_args *a, mb_real *out, mb_real *work
 #define oscillator_inverse_dynamics_dz_NWORK 0
 int oscillator_inverse_dynamics_dzd(const mb_args *a, mb_real *out, mb_real *work);
 #define oscillator_inverse_dynamics_dzd_NWORK 0
+int oscillator_inverse_dynamics_dy(const mb_args *a, mb_real *out, mb_real *work);
+#define oscillator_inverse_dynamics_dy_NWORK 0
 int oscillator_inverse_dynamics_tangent(const mb_args *a, mb_real *out, mb_real *work);
 #define oscillator_inverse_dynamics_tangent_NWORK 0
 int oscillator_inverse_dynamics_dp(const mb_args *a, mb_real *out, mb_real *work);
@@ -44,6 +46,8 @@ int oscillator_forward_dynamics_dz(const mb_args *a, mb_real *out, mb_real *work
 #define oscillator_forward_dynamics_dz_NWORK 2
 int oscillator_forward_dynamics_dzd(const mb_args *a, mb_real *out, mb_real *work);
 #define oscillator_forward_dynamics_dzd_NWORK 2
+int oscillator_forward_dynamics_dy(const mb_args *a, mb_real *out, mb_real *work);
+#define oscillator_forward_dynamics_dy_NWORK 3
 int oscillator_forward_dynamics_dp(const mb_args *a, mb_real *out, mb_real *work);
 #define oscillator_forward_dynamics_dp_NWORK 3
 int oscillator_objective_wobble_integrand(const mb_args *a, mb_real *out, mb_real *work);

@@ -26,6 +26,8 @@ int quarter_car_inverse_dynamics_dz(const mb_args *a, mb_real *out, mb_real *wor
 #define quarter_car_inverse_dynamics_dz_NWORK 0
 int quarter_car_inverse_dynamics_dzd(const mb_args *a, mb_real *out, mb_real *work);
 #define quarter_car_inverse_dynamics_dzd_NWORK 0
+int quarter_car_inverse_dynamics_dy(const mb_args *a, mb_real *out, mb_real *work);
+#define quarter_car_inverse_dynamics_dy_NWORK 0
 int quarter_car_inverse_dynamics_tangent(const mb_args *a, mb_real *out, mb_real *work);
 #define quarter_car_inverse_dynamics_tangent_NWORK 0
 int quarter_car_inverse_dynamics_dp(const mb_args *a, mb_real *out, mb_real *work);
@@ -40,13 +42,15 @@ int quarter_car_forward_dynamics_dz(const mb_args *a, mb_real *out, mb_real *wor
 #define quarter_car_forward_dynamics_dz_NWORK 8
 int quarter_car_forward_dynamics_dzd(const mb_args *a, mb_real *out, mb_real *work);
 #define quarter_car_forward_dynamics_dzd_NWORK 8
+int quarter_car_forward_dynamics_dy(const mb_args *a, mb_real *out, mb_real *work);
+#define quarter_car_forward_dynamics_dy_NWORK 12
 int quarter_car_forward_dynamics_dp(const mb_args *a, mb_real *out, mb_real *work);
 #define quarter_car_forward_dynamics_dp_NWORK 8
 int quarter_car_objective_comfort_integrand(const mb_args *a, mb_real *out, mb_real *work);
 #define quarter_car_objective_comfort_integrand_NWORK 0
 
 /* The largest workspace of any function above, in mb_reals. */
-#define quarter_car_NWORK 8
+#define quarter_car_NWORK 12
 /* quarter_car.c compiles whole, or section by section with -DMB_PART=1..quarter_car_NSECTIONS. */
 #define quarter_car_NSECTIONS 1
 

@@ -15,23 +15,23 @@
 extern const mb_model sedan_model;
 
 int sedan_mass(const mb_args *a, mb_real *out, mb_real *work);
-#define sedan_mass_NWORK 538
+#define sedan_mass_NWORK 489
 int sedan_forces(const mb_args *a, mb_real *out, mb_real *work);
-#define sedan_forces_NWORK 790
+#define sedan_forces_NWORK 576
 int sedan_forces_nc(const mb_args *a, mb_real *out, mb_real *work);
 #define sedan_forces_nc_NWORK 0
 int sedan_inverse_dynamics(const mb_args *a, mb_real *out, mb_real *work);
-#define sedan_inverse_dynamics_NWORK 755
+#define sedan_inverse_dynamics_NWORK 632
 int sedan_inverse_dynamics_dz(const mb_args *a, mb_real *out, mb_real *work);
-#define sedan_inverse_dynamics_dz_NWORK 3496
+#define sedan_inverse_dynamics_dz_NWORK 3375
 int sedan_inverse_dynamics_dzd(const mb_args *a, mb_real *out, mb_real *work);
-#define sedan_inverse_dynamics_dzd_NWORK 1754
+#define sedan_inverse_dynamics_dzd_NWORK 1763
 int sedan_inverse_dynamics_tangent(const mb_args *a, mb_real *out, mb_real *work);
-#define sedan_inverse_dynamics_tangent_NWORK 5279
+#define sedan_inverse_dynamics_tangent_NWORK 5296
 int sedan_inverse_dynamics_dp(const mb_args *a, mb_real *out, mb_real *work);
 #define sedan_inverse_dynamics_dp_NWORK 0
 int sedan_energy(const mb_args *a, mb_real *out, mb_real *work);
-#define sedan_energy_NWORK 199
+#define sedan_energy_NWORK 162
 int sedan_points(const mb_args *a, mb_real *out, mb_real *work);
 #define sedan_points_NWORK 0
 int sedan_points_dz(const mb_args *a, mb_real *out, mb_real *work);
@@ -41,29 +41,29 @@ int sedan_total_mass(const mb_args *a, mb_real *out, mb_real *work);
 int sedan_tyres(const mb_args *a, mb_real *out, mb_real *work);
 #define sedan_tyres_NWORK 0
 int sedan_forward_dynamics(const mb_args *a, mb_real *out, mb_real *work);
-#define sedan_forward_dynamics_NWORK 2127
+#define sedan_forward_dynamics_NWORK 2100
 int sedan_constraints(const mb_args *a, mb_real *out, mb_real *work);
 #define sedan_constraints_NWORK 0
 int sedan_constraints_dz(const mb_args *a, mb_real *out, mb_real *work);
-#define sedan_constraints_dz_NWORK 181
+#define sedan_constraints_dz_NWORK 143
 int sedan_constraints_dp(const mb_args *a, mb_real *out, mb_real *work);
 #define sedan_constraints_dp_NWORK 0
 int sedan_constraints_dt(const mb_args *a, mb_real *out, mb_real *work);
 #define sedan_constraints_dt_NWORK 0
 int sedan_constraint_bias(const mb_args *a, mb_real *out, mb_real *work);
-#define sedan_constraint_bias_NWORK 135
+#define sedan_constraint_bias_NWORK 129
 int sedan_constraint_bias_dz(const mb_args *a, mb_real *out, mb_real *work);
-#define sedan_constraint_bias_dz_NWORK 1000
+#define sedan_constraint_bias_dz_NWORK 964
 int sedan_constraint_bias_dzd(const mb_args *a, mb_real *out, mb_real *work);
-#define sedan_constraint_bias_dzd_NWORK 386
+#define sedan_constraint_bias_dzd_NWORK 385
 int sedan_constraint_bias_dp(const mb_args *a, mb_real *out, mb_real *work);
 #define sedan_constraint_bias_dp_NWORK 0
 int sedan_constraints_dz_tw_dz(const mb_args *a, mb_real *out, mb_real *work);
-#define sedan_constraints_dz_tw_dz_NWORK 682
+#define sedan_constraints_dz_tw_dz_NWORK 555
 int sedan_constraint_vel_dz(const mb_args *a, mb_real *out, mb_real *work);
-#define sedan_constraint_vel_dz_NWORK 465
+#define sedan_constraint_vel_dz_NWORK 386
 int sedan_constraint_acc_dz(const mb_args *a, mb_real *out, mb_real *work);
-#define sedan_constraint_acc_dz_NWORK 1379
+#define sedan_constraint_acc_dz_NWORK 1265
 int sedan_constraint_vel_dp(const mb_args *a, mb_real *out, mb_real *work);
 #define sedan_constraint_vel_dp_NWORK 0
 int sedan_constraint_acc_dp(const mb_args *a, mb_real *out, mb_real *work);
@@ -72,8 +72,8 @@ int sedan_constraints_dz_tw_dp(const mb_args *a, mb_real *out, mb_real *work);
 #define sedan_constraints_dz_tw_dp_NWORK 0
 
 /* The largest workspace of any function above, in mb_reals. */
-#define sedan_NWORK 5279
+#define sedan_NWORK 5296
 /* sedan.c compiles whole, or section by section with -DMB_PART=1..sedan_NSECTIONS. */
-#define sedan_NSECTIONS 16
+#define sedan_NSECTIONS 15
 
 #endif

@@ -23,11 +23,13 @@ int tree_forces_nc(const mb_args *a, mb_real *out, mb_real *work);
 int tree_inverse_dynamics(const mb_args *a, mb_real *out, mb_real *work);
 #define tree_inverse_dynamics_NWORK 0
 int tree_inverse_dynamics_dz(const mb_args *a, mb_real *out, mb_real *work);
-#define tree_inverse_dynamics_dz_NWORK 22
+#define tree_inverse_dynamics_dz_NWORK 0
 int tree_inverse_dynamics_dzd(const mb_args *a, mb_real *out, mb_real *work);
 #define tree_inverse_dynamics_dzd_NWORK 0
+int tree_inverse_dynamics_dy(const mb_args *a, mb_real *out, mb_real *work);
+#define tree_inverse_dynamics_dy_NWORK 128
 int tree_inverse_dynamics_tangent(const mb_args *a, mb_real *out, mb_real *work);
-#define tree_inverse_dynamics_tangent_NWORK 98
+#define tree_inverse_dynamics_tangent_NWORK 114
 int tree_energy(const mb_args *a, mb_real *out, mb_real *work);
 #define tree_energy_NWORK 0
 int tree_points(const mb_args *a, mb_real *out, mb_real *work);
@@ -39,13 +41,15 @@ int tree_total_mass(const mb_args *a, mb_real *out, mb_real *work);
 int tree_forward_dynamics(const mb_args *a, mb_real *out, mb_real *work);
 #define tree_forward_dynamics_NWORK 0
 int tree_forward_dynamics_dz(const mb_args *a, mb_real *out, mb_real *work);
-#define tree_forward_dynamics_dz_NWORK 341
+#define tree_forward_dynamics_dz_NWORK 247
 int tree_forward_dynamics_dzd(const mb_args *a, mb_real *out, mb_real *work);
 #define tree_forward_dynamics_dzd_NWORK 98
+int tree_forward_dynamics_dy(const mb_args *a, mb_real *out, mb_real *work);
+#define tree_forward_dynamics_dy_NWORK 369
 
 /* The largest workspace of any function above, in mb_reals. */
-#define tree_NWORK 341
+#define tree_NWORK 369
 /* tree.c compiles whole, or section by section with -DMB_PART=1..tree_NSECTIONS. */
-#define tree_NSECTIONS 1
+#define tree_NSECTIONS 2
 
 #endif
