@@ -1,6 +1,6 @@
 #!/usr/bin/env lua5.4
--- dyn_kernels.t: the body-frame kernels (M, inverse dynamics, every forward-dynamics form) against the world-frame
--- implementation they replaced (tests/lib/kinematics_v0.lua with dynamics/rnea.lua and dynamics/aba.lua), on every
+-- dyn_kernels.t: the body-frame kernels (M, inverse dynamics, every forward-dynamics form) and the derivative
+-- recursion on the new frames against the world-frame implementation they replaced (tests/lib/kinematics_v0.lua with dynamics/rnea.lua and dynamics/aba.lua), on every
 -- shipped model's tree, the chain at N = 8 and 24, random trees and the degenerate fixtures, at random states.
 local H = dofile((arg[0]:match("^(.-)tests/[^/]*$") or "./") .. "tests/lib/harness.lua")
 local tap = require "tap"
@@ -14,6 +14,7 @@ local LTL = require "dynamics.ltl"
 local ABA0 = require "dynamics.aba"
 local ABA = require "dynamics.aba_body"
 local AP = require "dynamics.applied"
+local RD = require "dynamics.rnea_derivatives"
 
 local TOL = 1e-12
 
@@ -60,7 +61,11 @@ local function check(label, tree)
   local kin, kin0 = K.bodies(tree, syms.z), K0.bodies(tree, syms.z)
   local st0 = R.forward(tree, kin0, syms.zd, syms.zdd)
   local _, r0 = R.backward(tree, kin0, st0)
-  local M0 = R.mass(tree, kin0, R.composite_inertias(tree, kin0), K0.ancestors(tree))
+  local IC0 = R.composite_inertias(tree, kin0)
+  local M0 = R.mass(tree, kin0, IC0, K0.ancestors(tree))
+  -- The analytic Jacobians of the inertial residual on the old kinematics and on the new frames.
+  local F0 = R.backward(tree, kin0, st0)
+  local dz0, dzd0 = RD.jacobians(tree, kin0, st0, F0, IC0, K0.ancestors(tree))
   local ap0 = AP.build(tree, kin0, R.forward(tree, kin0, syms.zd, nil), syms)
   -- Forward dynamics is checked by its backward error in the old equations, |M0 x - Q0| / (|M0| |x| + |Q0|):
   -- its forward error carries M's condition number (chain N = 24 differs from itself by 2e-12 in world form).
@@ -70,6 +75,9 @@ local function check(label, tree)
   for k = 1, n do Q0[k] = Q0[k] - b0[k] end
 
   local M = NE.mass_cheapest(tree, kin)
+  local st = R.forward(tree, kin, syms.zd, syms.zdd)
+  local dz, dzd = RD.jacobians(tree, kin, st, R.backward(tree, kin, st), R.composite_inertias(tree, kin),
+    K.ancestors(tree))
   local ap = AP.build(tree, kin, R.forward(tree, kin, syms.zd, nil), syms)
   local bias = NE.inverse_dynamics(tree, kin, syms.zd, nil, false)
   local Qv = AP.generalized(tree, kin, ap)
@@ -80,6 +88,8 @@ local function check(label, tree)
     { "mass matrix, all body-frame levels", flatten(NE.mass(tree, kin)), flatten(M0) },
     { "inverse dynamics about the centres of mass", NE.inverse_dynamics(tree, kin, syms.zd, syms.zdd, false), r0 },
     { "inverse dynamics about the body origins", NE.inverse_dynamics(tree, kin, syms.zd, syms.zdd, true), r0 },
+    { "dr/dz of the analytic recursion", flatten(dz), flatten(dz0) },
+    { "dr/dzd of the analytic recursion", flatten(dzd), flatten(dzd0) },
     { "forward dynamics, body-frame ABA", ABA.forward_dynamics(tree, kin, syms.zd, ap), "fd" },
     { "forward dynamics, world ABA on the new kinematics", ABA0.forward_dynamics(tree, kin, syms.zd, ap), "fd" },
     { "forward dynamics, LTDL of M", LTL.solve(LTL.factor(M, parent), parent, Qv), "fd" },
