@@ -72,8 +72,8 @@ function NE.turn(N, S, symmetric)
   if N.cos then
     local c, s = N.cos, N.sin
     T = turn_axis(T, 3, c, s, s * s, c * s, symmetric)
-  elseif N.Q ~= nil then
-    T = similar(N.Q, T, symmetric)
+  elseif N.general then
+    T = similar(N.Q, T, symmetric)          -- a turn about the model's own axis (a prismatic joint has none)
   end
   local a, c, s = axis_of(N.R)
   if a and c and s then return turn_axis(T, a, c, s, s * s, c * s, symmetric) end

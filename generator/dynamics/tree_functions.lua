@@ -85,8 +85,9 @@ local function add_tables(A, B, n)
   return C
 end
 
--- Forward dynamics by the cheaper of two unrolled forms, counted: the articulated-body recursion, or M's
--- factorization with the tree's sparsity applied to Q (cheaper on short branches, where M is small and sparse).
+-- Forward dynamics by the cheapest of three unrolled forms, counted: the articulated-body recursion in body frames
+-- or in world axes, or M's factorization with the tree's sparsity applied to Q (cheaper on short branches, where M
+-- is small and sparse).
 function T.forward_dynamics(tree, kin, zd, ap, M, Q)
   local parent = LTL.parents(tree)
   local forms = {
@@ -111,6 +112,16 @@ local function describe(levels, about_origin, fd, fd_derivatives)
     { "forward_dynamics", FD_FORMS[fd] or fd },
     fd_derivatives and { "forward_dynamics_dz, _dzd, _dy, _dp", fd_derivatives } or nil,
   }
+end
+
+-- [A, B] of two n x n tables, n x 2n: the fused Jacobians' layout.
+local function side_by_side(A, B, n)
+  local C = {}
+  for i = 1, n do
+    C[i] = {}
+    for j = 1, n do C[i][j], C[i][n + j] = A[i][j], B[i][j] end
+  end
+  return C
 end
 
 -- Builds { list of { name, rows, cols, exprs } } plus helpers for the forward-dynamics derivatives.
@@ -152,11 +163,10 @@ function T.build(tree)
   if rods then M = sub_tables(M, dRzdd, n, n) end
   add("mass", n, n, flat(M, n, n), { matrix = true })
 
-  local about_origin
-  local r0
-  r0, about_origin = NE.cheapest(function(o) return NE.inverse_dynamics(tree, kin, syms.zd, syms.zdd, o) end,
+  -- The inertial residual at zdd in the cheaper of its two forms; Q takes the same form at zdd = 0.
+  local r_ne, about_origin = NE.cheapest(function(o) return NE.inverse_dynamics(tree, kin, syms.zd, syms.zdd, o) end,
     { false, true })
-  r0 = NE.inverse_dynamics(tree, kin, syms.zd, nil, about_origin)
+  local r0 = NE.inverse_dynamics(tree, kin, syms.zd, nil, about_origin)
   local Q = {}
   for k = 1, n do Q[k] = Qapp[k] - r0[k] + (rods and Qrod0[k] or 0) end
   add("forces", n, 1, Q)
@@ -169,8 +179,7 @@ function T.build(tree)
     dQz_all, dQzd_all = add_tables(dQz, dRz, n), add_tables(dQzd, dRzd, n)
   end
   local r, dz, dzd, st, F = residual_with_jacobians(tree, kin, IC, anc, syms, syms.zdd, Qall, dQz_all, dQzd_all)
-  -- The same residual by the body-frame recursion, the cheap form when the Jacobians are not wanted with it.
-  local r_ne = NE.inverse_dynamics(tree, kin, syms.zd, syms.zdd, about_origin)
+  -- The residual itself by the body-frame recursion, the cheap form when the Jacobians are not wanted with it.
   for k = 1, n do r_ne[k] = r_ne[k] - Qall[k] end
   add("inverse_dynamics", n, 1, r_ne)
   add("inverse_dynamics_dz", n, n, flat(dz, n, n), { matrix = true })
@@ -179,12 +188,7 @@ function T.build(tree)
   -- recursion's per-body work once for both halves. Closed loops take their derivatives through Matrix R.
   local open = true
   for _, c in ipairs(tree.constraints or {}) do if c.kind ~= "rod" then open = false end end
-  local function joined(A, B)
-    local out = flat(A, n, n)
-    for _, v in ipairs(flat(B, n, n)) do out[#out + 1] = v end
-    return out
-  end
-  if open then add("inverse_dynamics_dy", n, 2 * n, joined(dz, dzd), { matrix = true }) end
+  if open then add("inverse_dynamics_dy", n, 2 * n, flat(side_by_side(dz, dzd, n), n, 2 * n), { matrix = true }) end
   add("inverse_dynamics_tangent", n, n, flat(tangent(tree, kin, IC, anc, st, F, dQz_all, dQzd_all, dRzdd), n, n),
     { matrix = true })
   local dp = jac_table(r, psyms)
@@ -261,12 +265,7 @@ function T.build(tree)
     for _, Mx in ipairs(Ms) do
       for _, zx in ipairs(zs) do
         local _, a, b = residual_with_jacobians(tree, kin, IC, anc, syms, zx, Qapp, dQz, dQzd)
-        local both = {}
-        for i = 1, n do
-          both[i] = {}
-          for j = 1, n do both[i][j], both[i][n + j] = a[i][j], b[i][j] end
-        end
-        local e = solve_rhs(both, 2 * n, Mx)
+        local e = solve_rhs(side_by_side(a, b, n), 2 * n, Mx)
         local o = #Ms * #zs > 1 and NE.ops(e) or 0
         if not best or o < best.ops then
           best = { ops = o, M = Mx, zdd = zx, dz = a, dzd = b, both = e,
