@@ -155,6 +155,12 @@ typedef struct mb_model {
     const char *const *tyre_names;
     /* The gravity vector (m/s^2, ground frame); the weight |g| total_mass is what static tyre loads carry. */
     double gravity[3];
+
+    /* MB_NSLOTS counts, in mb_slots.h's order: the operations (additions, multiplications, divisions and
+     * calls) the generator emitted for each slot's dense function, 0 where it was not generated; lets the
+     * runtime choose between two routes to the same result (the tree DDM's kernels) without timing them.
+     * NULL: not known. */
+    const long *slot_ops;
 } mb_model;
 
 #define MB_TYRE_OUTPUTS 9

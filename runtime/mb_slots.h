@@ -3,9 +3,9 @@
  *
  * MB_SLOT(name, rows, cols, form, doc), one per line, in the struct's order. rows and cols are products of an
  * integer and one of NZ (coordinates), NC (constraint equations), NP (design parameters), NPT (named points),
- * NTYO (tyre outputs: MB_TYRE_OUTPUTS per tyre). form MAT: a matrix with a compressed sparse column form
- * (members NAME_csc and NAME_pattern besides NAME); VEC: a vector. No include guard: included once per
- * expansion, with MB_SLOT defined by the includer. */
+ * NTYO (tyre outputs: MB_TYRE_OUTPUTS per tyre), or one such dimension plus an integer (NP+1). form MAT: a matrix
+ * with a compressed sparse column form (members NAME_csc and NAME_pattern besides NAME); VEC: a vector or a dense
+ * block. No include guard: included once per expansion, with MB_SLOT defined by the includer. */
 MB_SLOT(mass, NZ, NZ, MAT, "M(z), both triangles")
 MB_SLOT(forces, NZ, 1, VEC, "Q(t, z, zd, u): applied, spring, gravity and velocity-product terms")
 MB_SLOT(forces_nc, NZ, 1, VEC, "the part of Q without a potential: zd . forces_nc is the power that changes T + V")
@@ -39,3 +39,5 @@ MB_SLOT(tyres, NTYO, 1, VEC, "per tyre: Fx, Fy, Fz, kappa, tan(alpha), deflectio
 MB_SLOT(total_mass, 1, 1, VEC, "total mass of bodies and rods, a function of p")
 MB_SLOT(inverse_dynamics_dy, NZ, 2*NZ, MAT, "[dr/dz, dr/dzd] in one pass (open trees)")
 MB_SLOT(forward_dynamics_dy, NZ, 2*NZ, MAT, "[dzdd/dz, dzdd/dzd] in one pass and one factorization (open trees)")
+MB_SLOT(forward_dynamics_sens, NZ, NP+1, VEC, "[zdd, dzdd_1 .. dzdd_np], dzdd_j along (S_j, Sd_j, e_j), w = [S, Sd] (nz x np each; open trees)")
+MB_SLOT(inverse_dynamics_sens, NZ, NP+1, VEC, "[r, dr_1 .. dr_np] at fixed zdd, dr_j along (S_j, Sd_j, e_j), w = [S, Sd] (open trees)")

@@ -44,6 +44,18 @@ int mb_sens_method_parse(const char *name, mb_sens_method *out) {
     return MB_OK;
 }
 
+int mb_sens_kernel_parse(const char *name, mb_sens_kernel *out) {
+    if (name && strcmp(name, "auto") == 0) *out = MB_SENS_KERNEL_AUTO;
+    else if (name && strcmp(name, "recursive") == 0) *out = MB_SENS_KERNEL_RECURSIVE;
+    else if (name && strcmp(name, "jacobian") == 0) *out = MB_SENS_KERNEL_JACOBIAN;
+    else return MB_ERR_ARG;
+    return MB_OK;
+}
+
+const char *mb_sens_kernel_name(mb_sens_kernel k) {
+    return k == MB_SENS_KERNEL_RECURSIVE ? "recursive" : k == MB_SENS_KERNEL_JACOBIAN ? "jacobian" : "auto";
+}
+
 static int finite_all(const double *v, int n) {
     for (int i = 0; v && i < n; ++i)
         if (!isfinite(v[i])) return 0;
@@ -95,9 +107,20 @@ int mb_sens_run(const mb_sens_problem *pr, const mb_sens_options *o, double *psi
             return mb_fail(err, errlen, MB_ERR_MODEL, "sens: model %s lacks inverse dynamics derivatives", name);
         if (!(o->newton_tol > 0) || o->newton_max_iter < 1)
             return mb_fail(err, errlen, MB_ERR_ARG, "sens: newton_tol must be > 0 and newton_max_iter >= 1");
-    } else if (m->nc == 0 && (!m->forward_dynamics || !m->forward_dynamics_dp ||
-                                (!m->forward_dynamics_dy && (!m->forward_dynamics_dz || !m->forward_dynamics_dzd)))) {
+    } else if (m->nc == 0 && (!m->forward_dynamics ||
+                                (!m->forward_dynamics_sens && (!m->forward_dynamics_dp || (!m->forward_dynamics_dy &&
+                                 (!m->forward_dynamics_dz || !m->forward_dynamics_dzd)))))) {
         return mb_fail(err, errlen, MB_ERR_MODEL, "sens: model %s lacks forward dynamics derivatives", name);
+    }
+    if (o->kernel == MB_SENS_KERNEL_RECURSIVE && !o->psi_only) {
+        if (m->nc > 0 || o->method != MB_SENS_DDM)
+            return mb_fail(err, errlen, MB_ERR_ARG, "sens: the recursive kernel is the open-tree DDM's (model %s%s)",
+                           name, m->nc > 0 ? " has closed loops" : ": the AVM was asked for");
+        if (o->integrator == MB_INTEGRATOR_TRAPEZOIDAL ? !m->inverse_dynamics_sens || !m->inverse_dynamics_tangent
+                                                       : !m->forward_dynamics_sens)
+            return mb_fail(err, errlen, MB_ERR_MODEL, "sens: model %s lacks %s (the recursive kernel)", name,
+                           o->integrator == MB_INTEGRATOR_TRAPEZOIDAL ? "inverse_dynamics_sens and the fused tangent"
+                                                                       : "forward_dynamics_sens");
     }
     if (o->checkpoints < 0) return mb_fail(err, errlen, MB_ERR_ARG, "sens: checkpoints %d must be >= 0", o->checkpoints);
     double gdummy[1] = {0};

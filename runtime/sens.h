@@ -44,6 +44,16 @@
 
 typedef enum { MB_SENS_DDM, MB_SENS_AVM } mb_sens_method;
 
+/* How the open-tree DDM forms the sensitivity accelerations (seeds/004.md):
+ *   recursive: the generated forward_dynamics_sens (rk4, dopri5) or inverse_dynamics_sens (trapezoidal), the
+ *     body-frame recursion differentiated along (S_j, Sd_j, e_j): O(n) per parameter, no n x n Jacobian and,
+ *     on the explicit integrators, no solve;
+ *   jacobian: Sdd = F_z S + F_zd Sd + F_p from the n x n forward-dynamics Jacobians (trapezoidal: K A + C B
+ *     + dr/dp from the inverse-dynamics ones);
+ *   auto: the one with fewer generated operations per evaluation (mb_model.slot_ops, counting the dense
+ *     products the jacobian route does at run time); recursive where the counts are unknown. */
+typedef enum { MB_SENS_KERNEL_AUTO, MB_SENS_KERNEL_RECURSIVE, MB_SENS_KERNEL_JACOBIAN } mb_sens_kernel;
+
 typedef struct {
     const mb_model *model;
     int objective;            /* index into model->objectives */
@@ -66,6 +76,7 @@ typedef struct {
     int checkpoints;          /* AVM: number of stored checkpoints K; 0 = ceil(sqrt(steps)) */
     int psi_only;             /* 1: psi alone, the same discretization without sensitivities (for
                                  finite differences of whole simulations); grad is left untouched */
+    mb_sens_kernel kernel;    /* open-tree DDM: see mb_sens_kernel (default auto) */
 } mb_sens_options;
 
 typedef struct {
@@ -74,6 +85,7 @@ typedef struct {
     long factorizations;      /* sensitivity or adjoint iteration matrices factored */
     long rhs_evals;           /* rk4/dopri5: augmented right-hand sides; trapezoidal: residuals */
     long stored_states;       /* AVM: the most (z, zd, zdd) triples held at once */
+    mb_sens_kernel kernel;    /* open-tree DDM: the kernel that ran (recursive or jacobian); auto otherwise */
 } mb_sens_stats;
 
 /* t0 = 0, t_end = m->simulate.t_end, objective 0, the model's p, z0, zd0; m may be NULL. */
@@ -86,6 +98,9 @@ void mb_sens_options_default(mb_sens_options *o, const mb_model *m);
 int mb_sens_objective_index(const mb_model *m, const char *name);
 /* "ddm", "avm" -> *out; MB_ERR_ARG otherwise. */
 int mb_sens_method_parse(const char *name, mb_sens_method *out);
+/* "auto", "recursive", "jacobian" -> *out; MB_ERR_ARG otherwise. And back. */
+int mb_sens_kernel_parse(const char *name, mb_sens_kernel *out);
+const char *mb_sens_kernel_name(mb_sens_kernel k);
 
 /* psi and grad (np; may be NULL) of the problem; st may be NULL. Allocates its workspaces and
  * frees them before returning. */

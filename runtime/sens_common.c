@@ -17,6 +17,7 @@ void sens_ctx_free(sens_ctx *c) {
     free(c->dx);
     free(c->zp);
     free(c->zdp);
+    free(c->fs);
     free(c->work);
     mb_linalg_free(c->la);
     memset(c, 0, sizeof *c);
@@ -46,13 +47,14 @@ int sens_ctx_init(sens_ctx *c, const mb_sens_problem *pr, const mb_sens_options 
     c->dx = calloc(n, sizeof(double));
     c->zp = calloc(n, sizeof(double));
     c->zdp = calloc(n, sizeof(double));
+    c->fs = calloc(n * (1 + np), sizeof(double));
     c->work = mb_work_alloc(m);
     c->la = mb_linalg_create(c->n, c->n, c->np > 1 ? c->np : 1, err, errlen);
     if (!c->la) {
         sens_ctx_free(c);
         return MB_ERR_ALLOC;
     }
-    if (!c->obj || !c->K || !c->C || !c->M || !c->T || !c->Fp || !c->r || !c->dx || !c->zp || !c->zdp || !c->work) {
+    if (!c->obj || !c->K || !c->C || !c->M || !c->T || !c->Fp || !c->r || !c->dx || !c->zp || !c->zdp || !c->fs || !c->work) {
         sens_ctx_free(c);
         return mb_fail(err, errlen, MB_ERR_ALLOC, "sens: out of memory (nz = %d, np = %d)", m->nz, m->np);
     }
@@ -114,6 +116,50 @@ int sens_jacobians(sens_ctx *c, double t, const double *z, const double *zd, con
 void sens_iteration_matrix(sens_ctx *c, double h) {
     size_t nn = (size_t)c->n * c->n;
     for (size_t k = 0; k < nn; ++k) c->T[k] = c->M[k] + 0.5 * h * c->C[k] + 0.25 * h * h * c->K[k];
+}
+
+int sens_directional(sens_ctx *c, double t, const double *z, const double *zd, const double *zdd, const double *AB,
+                     double h, char *err, size_t errlen) {
+    const mb_model *m = c->m;
+    const double w[3] = {0.25 * h * h, 0.5 * h, 1.0};
+    mb_args a = {t, z, zd, zdd, c->u, c->p, w};
+    size_t n = (size_t)c->n, nS = n * c->np;
+    int rc;
+    m->inverse_dynamics_tangent(&a, c->T, c->work);
+    if ((rc = check(c->T, n * n, "inverse_dynamics_tangent", t, err, errlen))) return rc;
+    a.w = AB;
+    m->inverse_dynamics_sens(&a, c->fs, c->work);
+    memcpy(c->Fp, c->fs + n, nS * sizeof(double));
+    return check(c->Fp, nS, "inverse_dynamics_sens", t, err, errlen);
+}
+
+/* Operations per evaluation of each route, by the model's counts: the generated functions it calls and the
+ * dense work it does here (the jacobian route's n x n products, 4 n^2 per column, and the trapezoidal
+ * iteration matrix, 3 n^2); what both do alike (the nominal dynamics of the trapezoidal rule, its
+ * factorization and solves) is left out. */
+mb_sens_kernel sens_ddm_kernel(const sens_ctx *c, const mb_sens_options *o) {
+    const mb_model *m = c->m;
+    int trap = o->integrator == MB_INTEGRATOR_TRAPEZOIDAL;
+    int rec = trap ? m->inverse_dynamics_sens && m->inverse_dynamics_tangent : m->forward_dynamics_sens != NULL;
+    int jac = trap ? m->inverse_dynamics_dz && m->inverse_dynamics_dzd && m->mass && m->inverse_dynamics_dp
+                   : m->forward_dynamics_dp && (m->forward_dynamics_dy || (m->forward_dynamics_dz && m->forward_dynamics_dzd));
+    if (c->ns == 0 || m->nc > 0) return MB_SENS_KERNEL_AUTO;   /* no sensitivities, or Matrix R */
+    if (o->kernel != MB_SENS_KERNEL_AUTO) return o->kernel;
+    if (!rec || !jac) return rec ? MB_SENS_KERNEL_RECURSIVE : MB_SENS_KERNEL_JACOBIAN;
+    if (!m->slot_ops) return MB_SENS_KERNEL_RECURSIVE;
+    const long *ops = m->slot_ops;
+    double n2 = (double)c->n * c->n, dense = 4 * n2 * c->ns, r, j;
+    if (trap) {
+        r = ops[MB_SLOT_inverse_dynamics_tangent] + ops[MB_SLOT_inverse_dynamics_sens];
+        j = ops[MB_SLOT_inverse_dynamics_dz] + ops[MB_SLOT_inverse_dynamics_dzd] + ops[MB_SLOT_mass] +
+            ops[MB_SLOT_inverse_dynamics_dp] + dense + 3 * n2;
+    } else {
+        r = ops[MB_SLOT_forward_dynamics_sens];
+        j = ops[MB_SLOT_forward_dynamics] + ops[MB_SLOT_forward_dynamics_dp] + dense +
+            (m->forward_dynamics_dy ? ops[MB_SLOT_forward_dynamics_dy]
+                                    : ops[MB_SLOT_forward_dynamics_dz] + ops[MB_SLOT_forward_dynamics_dzd]);
+    }
+    return r <= j ? MB_SENS_KERNEL_RECURSIVE : MB_SENS_KERNEL_JACOBIAN;
 }
 
 static int residual(sens_ctx *c, double t, const double *z, const double *zd, const double *zdd, char *err,

@@ -19,6 +19,8 @@ typedef struct {
     double *Fp;                   /* n x np: dr/dp */
     double *r, *dx;               /* n */
     double *zp, *zdp;             /* n: Newton trial z and zd */
+    double *fs;                   /* n x (1 + np): a _sens function's output */
+    mb_sens_kernel kernel;        /* open-tree DDM: the kernel in use (sens_ddm_kernel) */
     double *work;                 /* the model functions' workspace */
     mb_linalg *la;
     double newton_tol;
@@ -51,6 +53,13 @@ int sens_trap_step(sens_ctx *c, double t1, double h, const double *z0, const dou
                    double *z1, double *zd1, double *zdd1, char *err, size_t errlen);
 /* T = M + h/2 C + h^2/4 K into c->T from c->K, c->C, c->M (h = 0: T = M). */
 void sens_iteration_matrix(sens_ctx *c, double h);
+/* The recursive kernel's form of sens_jacobians + sens_iteration_matrix + the products K A + C B: c->T as
+ * above by the fused tangent, and c->Fp[:, j] = K A_j + C B_j + dr/dp_j by inverse_dynamics_sens, with
+ * AB = [A, B] (n x np each, contiguous). */
+int sens_directional(sens_ctx *c, double t, const double *z, const double *zd, const double *zdd, const double *AB,
+                     double h, char *err, size_t errlen);
+/* The open-tree DDM's kernel for o (mb_sens_kernel): the forced one, or the cheaper by the model's counts. */
+mb_sens_kernel sens_ddm_kernel(const sens_ctx *c, const mb_sens_options *o);
 
 /* The DDM of closed loops (sens_matrix_r.c): rk4 or dopri5 on the Matrix R formulation, from the
  * initial guess z0, zd0 (assembled there); called by mb_sens_ddm for models with constraints. */

@@ -12,8 +12,16 @@
 typedef struct {
     sens_ctx *c;
     double *Fz, *Fzd, *Fp; /* n x n, n x n (right after Fz), n x np: forward-dynamics derivatives */
-    double *zdd, *Sdd;     /* n, n x np */
+    double *zdd, *Sdd;     /* n, n x np (the recursive kernel: both point into c->fs) */
 } aug_ctx;
+
+/* The recursive kernel: zdd and every Sdd_j = d zdd along (S_j, Sd_j, e_j) in one call, reading [S, Sd]
+ * where they lie in y. */
+static int aug_recursive(aug_ctx *x, double t, const double *y) {
+    sens_ctx *c = x->c;
+    mb_args a = {t, y, y + c->n, NULL, c->u, c->p, y + 2 * c->n};
+    return c->m->forward_dynamics_sens(&a, c->fs, c->work);
+}
 
 static int aug_eval(aug_ctx *x, double t, const double *y, double *f, char *err, size_t errlen) {
     sens_ctx *c = x->c;
@@ -22,8 +30,12 @@ static int aug_eval(aug_ctx *x, double t, const double *y, double *f, char *err,
     size_t nS = (size_t)n * np;
     const double *z = y, *zd = y + n, *S = y + 2 * n, *Sd = S + nS;
     mb_args a = {t, z, zd, NULL, c->u, c->p, NULL};
-    if ((rc = m->forward_dynamics(&a, x->zdd, c->work))) return mb_fn_status(m, rc, "forward_dynamics", t, err, errlen);
-    if (np > 0) {
+    if (c->kernel == MB_SENS_KERNEL_RECURSIVE) {
+        if ((rc = aug_recursive(x, t, y))) return mb_fn_status(m, rc, "forward_dynamics_sens", t, err, errlen);
+    } else if ((rc = m->forward_dynamics(&a, x->zdd, c->work))) {
+        return mb_fn_status(m, rc, "forward_dynamics", t, err, errlen);
+    }
+    if (np > 0 && c->kernel != MB_SENS_KERNEL_RECURSIVE) {
         /* [Fz, Fzd] in one call where the model has the fused form: one recursion and one factorization. */
         if (m->forward_dynamics_dy) {
             if ((rc = m->forward_dynamics_dy(&a, x->Fz, c->work)))
@@ -37,7 +49,7 @@ static int aug_eval(aug_ctx *x, double t, const double *y, double *f, char *err,
         if ((rc = m->forward_dynamics_dp(&a, x->Fp, c->work)))
             return mb_fn_status(m, rc, "forward_dynamics_dp", t, err, errlen);
     }
-    for (int j = 0; j < np; ++j)
+    for (int j = 0; j < np && c->kernel != MB_SENS_KERNEL_RECURSIVE; ++j)
         for (int i = 0; i < n; ++i) {
             double s = x->Fp[i + (size_t)j * n];
             for (int k = 0; k < n; ++k)
@@ -69,12 +81,15 @@ static int ddm_explicit(sens_ctx *c, const mb_sens_problem *pr, const mb_sens_op
     int n = c->n, np = c->ns, rc = MB_OK;
     size_t nS = (size_t)n * np, ny = 2 * (size_t)n + 2 * nS + 1 + (size_t)np;
     size_t nS1 = nS > 0 ? nS : 1; /* psi alone: no columns, but calloc(0) may return NULL */
-    aug_ctx x = {c, calloc(2 * (size_t)n * n, sizeof(double)), NULL, calloc(nS1, sizeof(double)),
-                 calloc((size_t)n, sizeof(double)), calloc(nS1, sizeof(double))};
+    /* The jacobian route's matrices and outputs; the recursive kernel writes zdd and Sdd into c->fs. */
+    int jac = c->kernel != MB_SENS_KERNEL_RECURSIVE;
+    size_t nn = (size_t)n * n;
+    double *own = jac ? calloc(2 * nn + nS1 + n + nS1, sizeof(double)) : NULL;
+    aug_ctx x = {c, NULL, NULL, NULL, c->fs, c->fs + n};
+    if (own) x = (aug_ctx){c, own, own + nn, own + 2 * nn, own + 2 * nn + nS1, own + 2 * nn + nS1 + n};
     double *y = calloc(ny, sizeof(double));
     mb_stats ist = {0};
-    if (x.Fz) x.Fzd = x.Fz + (size_t)n * n;
-    if (!x.Fz || !x.Fp || !x.zdd || !x.Sdd || !y) {
+    if ((jac && !own) || !y) {
         rc = mb_fail(err, errlen, MB_ERR_ALLOC, "sens: out of memory (augmented state of %zu)", ny);
         goto done;
     }
@@ -97,15 +112,13 @@ static int ddm_explicit(sens_ctx *c, const mb_sens_problem *pr, const mb_sens_op
     st->steps = ist.steps;
     st->rhs_evals = ist.rhs_evals;
 done:
-    free(x.Fz);
-    free(x.Fp);
-    free(x.zdd);
-    free(x.Sdd);
+    free(own);
     free(y);
     return rc;
 }
 
-/* ---- trapezoidal: one Newton-converged step, then T S''_{n+1} = -(Fp + K A + C B) for all columns ---- */
+/* ---- trapezoidal: one Newton-converged step, then T S''_{n+1} = -(Fp + K A + C B) for all columns (the recursive
+ * kernel: that right-hand side as directional derivatives of the residual, T by the fused tangent) ---- */
 
 static int ddm_trapezoidal(sens_ctx *c, const mb_sens_problem *pr, const mb_sens_options *o, const double *z0,
                            const double *zd0, double *psi, double *grad, mb_sens_stats *st, char *err,
@@ -144,9 +157,14 @@ static int ddm_trapezoidal(sens_ctx *c, const mb_sens_problem *pr, const mb_sens
             memcpy(A, S, nS * sizeof(double));
             memcpy(B, Sd, nS * sizeof(double));
         }
-        if (np > 0 && (rc = sens_jacobians(c, t, z, zd, zdd, err, errlen))) goto done;
-        sens_iteration_matrix(c, k > 0 ? h : 0);
-        for (int j = 0; j < np; ++j)
+        if (np > 0 && c->kernel == MB_SENS_KERNEL_RECURSIVE) {   /* Fp := K A + C B + dr/dp, O(n) per column */
+            if ((rc = sens_directional(c, t, z, zd, zdd, A, k > 0 ? h : 0, err, errlen))) goto done;
+            for (size_t i = 0; i < nS; ++i) Sdd[i] = -c->Fp[i];
+        } else if (np > 0) {
+            if ((rc = sens_jacobians(c, t, z, zd, zdd, err, errlen))) goto done;
+            sens_iteration_matrix(c, k > 0 ? h : 0);
+        }
+        for (int j = 0; j < np && c->kernel != MB_SENS_KERNEL_RECURSIVE; ++j)
             for (int i = 0; i < n; ++i) {
                 double s = c->Fp[i + (size_t)j * n];
                 for (int l = 0; l < n; ++l)
@@ -193,6 +211,8 @@ int mb_sens_ddm(const mb_sens_problem *pr, const mb_sens_options *o, double *psi
     if (zds) memcpy(zd0, zds, (size_t)m->nz * sizeof(double));
     *psi = 0;
     memset(grad, 0, (size_t)c.ns * sizeof(double));
+    c.kernel = sens_ddm_kernel(&c, o);
+    st->kernel = c.kernel;
     if (m->nc > 0)
         rc = mb_sens_ddm_mr(&c, pr, o, z0, zd0, psi, grad, st, err, errlen);
     else if (o->integrator == MB_INTEGRATOR_TRAPEZOIDAL)

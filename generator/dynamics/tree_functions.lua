@@ -124,6 +124,33 @@ local function side_by_side(A, B, n)
   return C
 end
 
+-- The seeds of the recursive sensitivities (seeds/004.md §4.1): for design parameter j the direction
+-- (δz, δż, δp) = (S_j, Ṡ_j, e_j), with S and Ṡ (n x np, column-major) read from a->w = [S, Ṡ] at run time.
+local function sensitivity_seeds(tree, syms, psyms)
+  local n, np = #tree.bodies, #psyms
+  local seeds = {}
+  for j = 1, np do
+    local seed = { [psyms[j]] = 1 }
+    for i = 1, n do
+      local at = (j - 1) * n + i - 1
+      seed[syms.z[i]] = E.symbol("w", at, "S_" .. syms.z[i].name .. "_" .. psyms[j].name)
+      seed[syms.zd[i]] = E.symbol("w", n * np + at, "Sd_" .. syms.zd[i].name .. "_" .. psyms[j].name)
+    end
+    seeds[j] = seed
+  end
+  return seeds
+end
+
+-- [f, δf_1, ..., δf_np]: the nominal values and their tangents along every seed, the function's columns.
+local function with_tangents(f, seeds)
+  local out = {}
+  for _, v in ipairs(f) do out[#out + 1] = v end
+  for _, list in ipairs(Dsym.tangents(f, seeds)) do
+    for _, v in ipairs(list) do out[#out + 1] = v end
+  end
+  return out
+end
+
 -- Builds { list of { name, rows, cols, exprs } } plus helpers for the forward-dynamics derivatives.
 function T.build(tree)
   local n = #tree.bodies
@@ -193,6 +220,10 @@ function T.build(tree)
     { matrix = true })
   local dp = jac_table(r, psyms)
   if dp then add("inverse_dynamics_dp", n, #psyms, flat(dp, n, #psyms), { matrix = true }) end
+  -- The residual's directional derivatives at fixed zdd, one body-frame recursion differentiated per parameter:
+  -- the right-hand side of the trapezoidal rule's sensitivity equations without ∂r/∂y (O(n) per parameter).
+  local seeds = open and sensitivity_seeds(tree, syms, psyms)
+  if open then add("inverse_dynamics_sens", n, 1 + #psyms, with_tangents(r_ne, seeds)) end
 
   local Tk, Vg = R.energy(tree, kin, st0)
   if rods then Tk, Vg = Tk + rods0.kinetic, Vg + rods0.potential end
@@ -297,6 +328,16 @@ function T.build(tree)
       end
     end
     if dpf then add("forward_dynamics_dp", n, #psyms, solve_rhs(dpf, #psyms, Md), { solve = true, matrix = true }) end
+    -- seeds/004.md's fully recursive sensitivities: the body-frame articulated-body recursion (whatever form
+    -- forward_dynamics took: the LᵀDL of M would make the tangents O(n²)) differentiated node by node along
+    -- (S_j, Ṡ_j, e_j), so dzdd/dp_j never goes through M, a Jacobian or a solve.
+    if open then
+      add("forward_dynamics_sens", n, 1 + #psyms,
+        with_tangents(ABA_BODY.forward_dynamics(tree, kin, syms.zd, ap), seeds))
+      tree.kernels[#tree.kernels + 1] = { "forward_dynamics_sens, inverse_dynamics_sens",
+        "articulated bodies (forward) and Newton-Euler (inverse) in body frames, each differentiated node by node " ..
+        "along (S_j, Ṡ_j, e_j) per design parameter (seeds/004.md §4)" }
+    end
   end
 
   -- The pieces other function builders (constraints, objectives) reuse: one DAG, one kinematics.

@@ -187,9 +187,28 @@ local function solve_text(name, parents, own)
     what, name, #parents, table.concat(lines, ",\n")) .. string.format(SOLVE, name, name, name)
 end
 
+-- The operations of NAME_solve_ltdl on the parent array (0-based) with m right-hand sides, counted as its
+-- loops run them, so that a solve function's count (the roadmap's, mb_model.slot_ops) includes its loop.
+local function solve_ops(parents, m)
+  local n = #parents
+  local function up(i) return parents[i + 1] end
+  local mul, add, div = 0, 0, 0
+  for k = 0, n - 1 do
+    local i, dk = up(k), 0
+    while i >= 0 do
+      div, dk = div + 1, dk + 1
+      local j = i
+      while j >= 0 do mul, add, j = mul + 1, add + 1, up(j) end
+      i = up(i)
+    end
+    mul, add, div = mul + 2 * m * dk, add + 2 * m * dk, div + m
+  end
+  return { add = add, mul = mul, div = div, call = 0 }
+end
+
 -- The right-hand side goes to work (M column-major, then B row by row: the solve's layout), the solve runs
--- there, and X is copied out column-major.
-local function emit_solve_function(name, f, n)
+-- there, and X is copied out column-major. parents: the solve's parent array, for its count.
+local function emit_solve_function(name, f, n, parents)
   local rhs = name .. "_rhs"
   local exprs, m = {}, f.cols
   for k = 1, n * n do exprs[k] = f.exprs[k] end
@@ -198,6 +217,8 @@ local function emit_solve_function(name, f, n)
   end
   local body, info = C.emit_function { name = rhs, exprs = exprs, static = true,
     comment = "M, then the right-hand side row by row, at zdd = forward dynamics" }
+  local ops = {}
+  for key, v in pairs(solve_ops(parents, m)) do ops[key] = v + (info.ops[key] or 0) end
   local model = name:match("^(.-)_forward_dynamics")
   local k = #exprs
   local copy = m == 1 and string.format("for (int i = 0; i < %d; ++i) out[i] = work[%d + i];", n, n * n)
@@ -214,7 +235,7 @@ int %s(const mb_args *a, mb_real *out, mb_real *work)
     %s
     return MB_FN_OK;
 }
-]], name, rhs, k, model, n, n * n, m, copy), k + info.nwork, info.ops
+]], name, rhs, k, model, n, n * n, m, copy), k + info.nwork, ops
 end
 
 -- The file's sections: -DMB_PART=k compiles section k alone, so that the sections of a large model compile
@@ -265,10 +286,17 @@ local function function_stats(name, f, ops)
 end
 
 -- The stats M.generate returns, without printing any C (what `mbgen info` shows: the emitter's printing is
--- most of generation's time on a vehicle).
-function M.stats(spec)
-  local stats = {}
-  for _, f in ipairs(spec.functions) do stats[#stats + 1] = function_stats(spec.name, f) end
+-- most of generation's time on a vehicle); a solve function's count includes its loop.
+function M.stats(tree, spec)
+  local stats, parents = {}, solve_parents(tree, spec.functions)
+  for _, f in ipairs(spec.functions) do
+    local ops
+    if f.solve then
+      ops = solve_ops(parents, f.cols)
+      for key, v in pairs(C.count(f.exprs)) do ops[key] = (ops[key] or 0) + v end
+    end
+    stats[#stats + 1] = function_stats(spec.name, f, ops)
+  end
   return stats
 end
 
@@ -282,11 +310,12 @@ function M.generate(tree, spec, source_text, opts)
   local fns, byname, objectives = spec.functions, spec.byname, spec.objectives
 
   local stats, bodies_c, csc = {}, {}, {}
+  local parents = solve_parents(tree, fns)
   for _, f in ipairs(fns) do
     local cname = name .. "_" .. f.name
     local text, nwork, ops
     if f.solve then
-      text, nwork, ops = emit_solve_function(cname, f, n)
+      text, nwork, ops = emit_solve_function(cname, f, n, parents)
     else
       local info
       text, info = C.emit_function { name = cname, exprs = f.exprs, comment = f.name }
@@ -379,7 +408,7 @@ function M.generate(tree, spec, source_text, opts)
   end
   if #solve_in > 0 then
     L[#L + 1] = "#if " .. table.concat(solve_in, " || ")
-    L[#L + 1] = solve_text(name, solve_parents(tree, fns))
+    L[#L + 1] = solve_text(name, parents)
     L[#L + 1] = "#endif"
     L[#L + 1] = ""
   end
@@ -453,6 +482,16 @@ function M.generate(tree, spec, source_text, opts)
       table.concat(items, ",\n"))
   end
 
+  -- Each slot's operation count, for the runtime's choice between routes (mb_model.slot_ops).
+  local ops_of = {}
+  for _, st in ipairs(stats) do
+    ops_of[st.name] = (st.ops.add or 0) + (st.ops.mul or 0) + (st.ops.div or 0) + (st.ops.call or 0)
+  end
+  local slot_ops = {}
+  for i, sl in ipairs(slots) do slot_ops[i] = byname[sl.name] and ops_of[name .. "_" .. sl.name] or 0 end
+  local rows = {}
+  for i = 1, #slot_ops, 10 do rows[#rows + 1] = "    " .. table.concat(slot_ops, ", ", i, math.min(i + 9, #slot_ops)) end
+  T[#T + 1] = string.format("static const long %s_slot_ops[%d] = {\n%s\n};", name, #slots, table.concat(rows, ",\n"))
   T[#T + 1] = ""
   T[#T + 1] = string.format("const mb_model %s_model = {", name)
   T[#T + 1] = string.format("    .name = %s,", c_string(name))
@@ -482,6 +521,7 @@ function M.generate(tree, spec, source_text, opts)
   local g = tree.gravity or { 0, 0, 0 }
   T[#T + 1] = string.format("    .gravity = { %s, %s, %s },", c_number(E.const_value(g[1]) or 0),
     c_number(E.const_value(g[2]) or 0), c_number(E.const_value(g[3]) or 0))
+  T[#T + 1] = string.format("    .slot_ops = %s_slot_ops,", name)
   T[#T + 1] = "};"
   L[#L + 1] = "#if MB_SECTION(1)"
   L[#L + 1] = table.concat(T, "\n")

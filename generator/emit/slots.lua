@@ -17,7 +17,7 @@ function M.parse(text, path)
   for line in (text .. "\n"):gmatch("([^\n]*)\n") do
     lineno = lineno + 1
     if line:match("^MB_SLOT%(") then
-      local name, rows, cols, form, doc = line:match('^MB_SLOT%(([%w_]+),%s*([%w_*]+),%s*([%w_*]+),%s*(%u+),%s*"(.*)"%)%s*$')
+      local name, rows, cols, form, doc = line:match('^MB_SLOT%(([%w_]+),%s*([%w_*+]+),%s*([%w_*+]+),%s*(%u+),%s*"(.*)"%)%s*$')
       if not name or (form ~= "MAT" and form ~= "VEC") then
         error(string.format("%s:%d: not a slot line: %s", path or "mb_slots.h", lineno, line), 0)
       end
@@ -43,8 +43,10 @@ function M.load()
   return cache.list, cache.by
 end
 
--- The value of a shape expression ("NZ", "3*NPT", "1") for the dimensions dims = { NZ =, NC =, ... }.
+-- The value of a shape expression ("NZ", "3*NPT", "1", "NP+1") for the dimensions dims = { NZ =, NC =, ... }.
 function M.dim(expr, dims)
+  local a, b = expr:match("^([%w_*]+)%+([%w_*]+)$")
+  if a then return M.dim(a, dims) + M.dim(b, dims) end
   local k, d = expr:match("^(%d+)%*(%u+)$")
   if k then return tonumber(k) * assert(dims[d], "emit.slots: unknown dimension " .. d) end
   if expr:match("^%d+$") then return tonumber(expr) end

@@ -21,12 +21,14 @@ M.run = {
 -- runtime/driver/mbsens.c and what it links: sens.c, sens_common.c, sens_direct.c, sens_adjoint.c (DDM and
 -- AVM on open trees: forward dynamics and inverse dynamics with their z, zd and p derivatives),
 -- sens_matrix_r.c with formulation_matrix_r.c and kinematics.c (closed loops: the constraints and all
--- their derivatives), plus the objectives (the tree DDM takes both forward-dynamics Jacobians fused, from
--- forward_dynamics_dy) (added per model by M.for_job). mbsens writes no CSV and has
+-- their derivatives), plus the objectives (added per model by M.for_job). The tree DDM takes both
+-- forward-dynamics Jacobians fused (forward_dynamics_dy), or the recursive kernels forward_dynamics_sens and
+-- inverse_dynamics_sens (sens_direct.c chooses). mbsens writes no CSV and has
 -- no energy balance, so energy, points, tyres, forces_nc and total_mass stay out.
 M.sens = {
   "mass", "forces", "inverse_dynamics", "inverse_dynamics_dz", "inverse_dynamics_dzd", "inverse_dynamics_dp",
-  "inverse_dynamics_tangent", "forward_dynamics", "forward_dynamics_dy", "forward_dynamics_dp", "constraints", "constraints_dz", "constraints_dp", "constraints_dt",
+  "inverse_dynamics_tangent", "forward_dynamics", "forward_dynamics_dy", "forward_dynamics_dp",
+  "forward_dynamics_sens", "inverse_dynamics_sens", "constraints", "constraints_dz", "constraints_dp", "constraints_dt",
   "constraint_bias", "constraint_bias_dz", "constraint_bias_dzd", "constraint_bias_dp",
   "constraints_dz_tw_dz", "constraints_dz_tw_dp", "constraint_vel_dz", "constraint_vel_dp",
   "constraint_acc_dz", "constraint_acc_dp",

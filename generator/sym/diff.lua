@@ -125,6 +125,49 @@ function D.derivative(root, s)
   return memo[root]
 end
 
+-- Directional derivatives (forward mode, one sweep): for each seed (a table symbol node -> its tangent, an
+-- expression; symbols not listed have tangent zero), the tangents of roots along it. The DAG is ordered once
+-- for all seeds; a node whose mask misses every seeded symbol is zero without a rule, so the structural
+-- zeros of the nominal expressions stay zeros and each tangent costs a bounded multiple of the nominal.
+-- Returns one list per seed, in the roots' order.
+function D.tangents(roots, seeds)
+  local lifted = {}
+  for i, r in ipairs(roots) do lifted[i] = E.lift(r) end
+  local order = E.topo(lifted)
+  local out = {}
+  for k, seed in ipairs(seeds) do
+    local want, lifted_seed = 0, {}
+    for s, v in pairs(seed) do
+      check_symbol(s)
+      want = want | s.mask
+      lifted_seed[s] = E.lift(v)
+    end
+    local t = {}
+    for _, n in ipairs(order) do
+      local v = ZERO
+      if n.mask & want ~= 0 then
+        local args = n.args
+        if not args then
+          v = lifted_seed[n] or ZERO
+        else
+          local d, any = {}, false
+          for j = 1, #args do
+            local dj = t[args[j]]
+            d[j] = dj
+            if dj ~= ZERO then any = true end
+          end
+          if any then v = fwd[n.op](n, d) end
+        end
+      end
+      t[n] = v
+    end
+    local list = {}
+    for i, r in ipairs(lifted) do list[i] = t[r] end
+    out[k] = list
+  end
+  return out
+end
+
 -- J[i][j] = d exprs[i] / d syms[j]; structural zeros are the zero node.
 function D.jacobian(exprs, syms)
   for j = 1, #syms do check_symbol(syms[j]) end

@@ -19,6 +19,9 @@
 
 extern const mb_model MB_MODEL;
 
+/* The most inputs one column's direction moves: z, zd and one p (ARR_SENS). */
+#define MB_CHECK_NX (2 * 512 + 1)
+
 /* Model calls with the workspace; a non-zero status (a singular M at a random state) fails the check. */
 static mb_real *work;
 static int failed_calls;
@@ -33,7 +36,9 @@ static void call(mb_fn *f, const char *name, const mb_args *a, mb_real *out)
 
 /* ARR_TANGENT: column j moves z_j, zd_j and zdd_j together by (c_z, c_v, c_a) = w[0..2], so the complex
  * step of the residual along it is column j of the fused tangent. */
-enum { ARR_Z, ARR_ZD, ARR_ZDD, ARR_P, ARR_T, ARR_TANGENT, ARR_Y };
+/* ARR_SENS: the output is [f, df_1 .. df_np] with df_j the derivative of f along (S_j, Sd_j, e_j), S and Sd
+ * (nz x np each) in w: column j + 1 is the complex step of f moving z, zd and p_j together. */
+enum { ARR_Z, ARR_ZD, ARR_ZDD, ARR_P, ARR_T, ARR_TANGENT, ARR_Y, ARR_SENS };
 
 typedef struct {
     const char *name;      /* derivative function */
@@ -128,6 +133,8 @@ int main(int argc, char **argv)
     ITEM("forward_dynamics_dp", forward_dynamics, forward_dynamics_dp, nz, ARR_P, np);
     ITEM("inverse_dynamics_dy", inverse_dynamics, inverse_dynamics_dy, nz, ARR_Y, 2 * nz);
     ITEM("forward_dynamics_dy", forward_dynamics, forward_dynamics_dy, nz, ARR_Y, 2 * nz);
+    ITEM("inverse_dynamics_sens", inverse_dynamics, inverse_dynamics_sens, nz, ARR_SENS, 2 * nz < MB_CHECK_NX ? np : 0);
+    ITEM("forward_dynamics_sens", forward_dynamics, forward_dynamics_sens, nz, ARR_SENS, 2 * nz < MB_CHECK_NX ? np : 0);
     ITEM("points_dz", points, points_dz, 3 * npt, ARR_Z, nz);
     ITEM("constraints_dz", constraints, constraints_dz, nc, ARR_Z, nz);
     ITEM("constraints_dp", constraints, constraints_dp, nc, ARR_P, np);
@@ -141,13 +148,14 @@ int main(int argc, char **argv)
                                     nz, ARR_Z, nz, 0, 1 };
 
     size_t big = (size_t)(nz + np + nc + 3 * npt + 4) * (size_t)(2 * nz + np + 4);
-    mb_real *buf = calloc(6 * (size_t)(nz + nu + np + nc + 4) + 4 * big, sizeof *buf);
+    int nw = nc + 3 > 2 * nz * np ? nc + 3 : 2 * nz * np;
+    mb_real *buf = calloc(6 * (size_t)(nz + nu + np + nw + 4) + 4 * big, sizeof *buf);
     work = calloc(m->nwork > 0 ? (size_t)m->nwork : 1, sizeof *work);
     if (!buf || !work) { fprintf(stderr, "mbcheck: out of memory\n"); return 2; }
     state s;
     mb_real *q = buf;
     s.z = q; q += nz + 1; s.zd = q; q += nz + 1; s.zdd = q; q += nz + 1;
-    s.u = q; q += nu + 1; s.p = q; q += np + 1; s.w = q; q += nc + 3;
+    s.u = q; q += nu + 1; s.p = q; q += np + 1; s.w = q; q += nw;
     mb_real *J = q; q += big;
     mb_real *f0 = q; q += big;
     mb_real *fp = q; q += big;
@@ -163,7 +171,7 @@ int main(int argc, char **argv)
         }
         for (int i = 0; i < nu; ++i) s.u[i] = rnd();
         for (int i = 0; i < np; ++i) s.p[i] = (m->p_default ? m->p_default[i] : 1.0) * (1.0 + 0.2 * rnd());
-        for (int i = 0; i < nc + 3; ++i) s.w[i] = rnd();
+        for (int i = 0; i < nw; ++i) s.w[i] = rnd();
         if (m->mass) {
             mb_args a;
             to_args(&s, &a);
@@ -177,11 +185,27 @@ int main(int argc, char **argv)
             to_args(&s, &a);
             call(c->deriv, c->name, &a, J);
             double jmax = 0, ecs = 0, ecd = 0;
+            mb_real *Jd = J;
+            if (c->arr == ARR_SENS) {   /* column 0 is the function itself, the derivatives follow */
+                call(c->base, c->bname, &a, f0);
+                for (int i = 0; i < c->rows; ++i) {
+                    double e = cabs(J[i] - f0[i]);
+                    if (e > ecs || e != e) ecs = e != e ? INFINITY : e;
+                }
+                Jd = J + c->rows;
+            }
             for (int j = 0; j < c->cols; ++j) {
-                mb_real *x[3], x0[3];
-                double dir[3] = { 1, 0, 0 };
+                mb_real *x[MB_CHECK_NX], x0[MB_CHECK_NX];
+                double dir[MB_CHECK_NX] = { 1, 0, 0 };
                 int nx = 1;
-                if (c->arr == ARR_TANGENT) {
+                if (c->arr == ARR_SENS) {
+                    nx = 0;
+                    for (int i = 0; i < nz; ++i) {
+                        x[nx] = s.z + i; dir[nx++] = creal(s.w[i + (size_t)j * nz]);
+                        x[nx] = s.zd + i; dir[nx++] = creal(s.w[(size_t)nz * np + i + (size_t)j * nz]);
+                    }
+                    x[nx] = s.p + j; dir[nx++] = 1;
+                } else if (c->arr == ARR_TANGENT) {
                     x[0] = s.z + j; x[1] = s.zd + j; x[2] = s.zdd + j;
                     for (int k = 0; k < 3; ++k) dir[k] = creal(s.w[k]);
                     nx = 3;
@@ -211,7 +235,7 @@ int main(int argc, char **argv)
                         }
                 }
                 for (int i = 0; i < c->rows; ++i) {
-                    double an = creal(J[i + (size_t)j * c->rows]);
+                    double an = creal(Jd[i + (size_t)j * c->rows]);
                     double cs = cimag(f0[i]) / h;
                     double cd = creal(fp[i] - fm[i]) / (2 * hd);
                     if (fabs(cs) > jmax) jmax = fabs(cs);

@@ -1,7 +1,7 @@
 /* mbsens.c: the main program `mbgen sens` compiles per model: psi and its gradient, optionally vs finite differences. */
 /* Build: cc -std=c99 -O1 -Iruntime -DMB_MODEL=NAME_model runtime/driver/mbsens.c generated/NAME.c build/libmbrt.a -llapack -lm
- * Prints "key value" lines: model, objective, method, integrator, step, t_end, psi, grad.NAME per design
- * parameter, fd.NAME with --fd, and the work counters. Exit status: 0 success, 1 run error, 2 bad command line. */
+ * Prints "key value" lines: model, objective, method, integrator, sens_kernel (open-tree DDM), step, t_end, psi,
+ * grad.NAME per design parameter, fd.NAME with --fd, and the work counters. Exit status: 0 success, 1 run error, 2 bad command line. */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #endif
@@ -31,6 +31,7 @@ static void usage(FILE *f, const char *prog) {
             "  --tolerance TOL       dopri5 relative and absolute tolerance (default 1e-8)\n"
             "  --checkpoints K       avm: checkpoints kept (default 0 = ceil(sqrt(steps)))\n"
             "  --newton-tol TOL      trapezoidal Newton tolerance (default 1e-12)\n"
+            "  --sens-kernel K       open-tree DDM: recursive | jacobian | auto (default auto: fewer operations)\n"
             "  --set NAME=VALUE      a design parameter (repeatable)\n"
             "  --input NAME=VALUE    a constant input (repeatable; default 0)\n"
             "  --fd REL              also central finite differences of whole simulations, step REL max(1, |p|)\n"
@@ -126,6 +127,11 @@ static int sens_main(int argc, char **argv, double *p, double *u, double *grad, 
         } else if (!strcmp(a, "--checkpoints")) {
             if (parse_num(a, val, &v) || v < 0 || v != floor(v) || v > 1e9) return 2;
             o.checkpoints = (int)v;
+        } else if (!strcmp(a, "--sens-kernel")) {
+            if (mb_sens_kernel_parse(val, &o.kernel)) {
+                fprintf(stderr, "mbsens: --sens-kernel: '%s' is not recursive, jacobian or auto\n", val);
+                return 2;
+            }
         } else if (!strcmp(a, "--newton-tol")) {
             if (parse_num(a, val, &o.newton_tol) || !(o.newton_tol > 0)) return 2;
         } else if (!strcmp(a, "--set")) {
@@ -163,6 +169,7 @@ static int sens_main(int argc, char **argv, double *p, double *u, double *grad, 
     double secs = (now() - t0) / repeat;
     printf("model %s\nobjective %s\nmethod %s\nintegrator %s\n", m->name, m->objectives[pr.objective].name,
            o.method == MB_SENS_AVM ? "avm" : "ddm", mb_integrator_name(o.integrator));
+    if (st.kernel != MB_SENS_KERNEL_AUTO) printf("sens_kernel %s\n", mb_sens_kernel_name(st.kernel));
     printf("step %.17g\nt_end %.17g\npsi %.17g\n", o.step, pr.t_end, psi);
     for (int j = 0; j < np; ++j) printf("grad.%s %.17g\n", m->p_names[j], grad[j]);
     printf("steps %ld\nrecomputed_steps %ld\nfactorizations %ld\nrhs_evals %ld\nstored_states %ld\nseconds %.6g\n",
