@@ -70,7 +70,8 @@ local ZERO3 = { 0, 0, 0 }
 local ZERO33 = { { 0, 0, 0 }, { 0, 0, 0 }, { 0, 0, 0 } }
 
 -- zdd as expressions; ap = the applied forces of dynamics.applied (world wrenches about O, joint forces).
-function ABA.forward_dynamics(tree, kin, zd, ap)
+-- no_gravity: the recursion without the base's gravity acceleration (ABA.solve).
+function ABA.forward_dynamics(tree, kin, zd, ap, no_gravity)
   local n = #tree.bodies
   local v, w = { [0] = ZERO3 }, { [0] = ZERO3 }
   local c, IA, pf, pn = {}, {}, {}, {}
@@ -147,7 +148,7 @@ function ABA.forward_dynamics(tree, kin, zd, ap)
       IA[p] = { A = V.madd(IA[p].A, Ip.A), B = V.madd(IA[p].B, Ip.B), C = V.madd(IA[p].C, Ip.C) }
     end
   end
-  local av, aw = { [0] = V.scale(-1, tree.gravity) }, { [0] = ZERO3 }
+  local av, aw = { [0] = no_gravity and ZERO3 or V.scale(-1, tree.gravity) }, { [0] = ZERO3 }
   local zdd = {}
   for k, body in ipairs(tree.bodies) do
     local N = kin[k].N
@@ -162,6 +163,15 @@ function ABA.forward_dynamics(tree, kin, zd, ap)
     av[k], aw[k] = al, aa
   end
   return zdd
+end
+
+-- M⁻¹ b by the same recursion at rest, without gravity or applied wrenches, b the joint forces: its articulated
+-- inertias are the nodes forward_dynamics builds (hash-consed, so emitted once for both), and only the
+-- force and acceleration sweeps are new, O(n) per right-hand side (Featherstone, RBDA §7.3).
+function ABA.solve(tree, kin, b)
+  local zero = {}
+  for k = 1, #tree.bodies do zero[k] = 0 end
+  return ABA.forward_dynamics(tree, kin, zero, { tau = b, wrench = {} }, true)
 end
 
 return ABA

@@ -248,15 +248,17 @@ local function ops(list)
 end
 NE.ops = ops
 
--- The variant of fn(option) with the fewest operations, and its option.
+-- The variant of fn(option) with the fewest operations, its option, and every option's count (by position).
 function NE.cheapest(fn, options)
   local best, best_ops, best_opt
-  for _, opt in ipairs(options) do
+  local counts = {}
+  for i, opt in ipairs(options) do
     local v = fn(opt)
     local o = ops(v)
+    counts[i] = o
     if not best_ops or o < best_ops then best, best_ops, best_opt = v, o, opt end
   end
-  return best, best_opt
+  return best, best_opt, counts
 end
 
 -- The mass matrix of the cheapest hybrid: the count of body-frame levels with the fewest operations (on large

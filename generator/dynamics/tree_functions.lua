@@ -141,14 +141,40 @@ local function sensitivity_seeds(tree, syms, psyms)
   return seeds
 end
 
--- [f, δf_1, ..., δf_np]: the nominal values and their tangents along every seed, the function's columns.
-local function with_tangents(f, seeds)
+-- [f, δf_1, ..., δf_np]: the nominal values and their tangents (one list per seed), the function's columns.
+local function columns(f, tangents)
   local out = {}
   for _, v in ipairs(f) do out[#out + 1] = v end
-  for _, list in ipairs(Dsym.tangents(f, seeds)) do
+  for _, list in ipairs(tangents) do
     for _, v in ipairs(list) do out[#out + 1] = v end
   end
   return out
+end
+
+-- forward_dynamics_sens in two forms, the cheaper counted: the articulated-body recursion differentiated node by
+-- node along each seed (Anderson and Hsu's method), or zdd's total derivative taken from the residual,
+-- δzdd_j = -M⁻¹ δr_j with δr_j the residual's tangent at zdd = the recursion's (inverse_dynamics_sens) and M⁻¹
+-- applied by the recursion's own articulated inertias: no articulated inertia is differentiated, and both
+-- stay O(n) per parameter with no matrix formed.
+local function forward_sensitivities(tree, kin, syms, ap, seeds, r_tangents)
+  local n = #tree.bodies
+  local zdd = ABA_BODY.forward_dynamics(tree, kin, syms.zd, ap)
+  local forms = {
+    differentiated = function() return columns(zdd, Dsym.tangents(zdd, seeds)) end,
+    solved = function()
+      local at = {}
+      for k = 1, n do at[syms.zdd[k]] = zdd[k] end
+      local sols = {}
+      for j, dr in ipairs(r_tangents) do
+        local b = E.substitute(dr, at)
+        for k = 1, n do b[k] = E.neg(b[k]) end
+        sols[j] = ABA_BODY.solve(tree, kin, b)
+      end
+      return columns(zdd, sols)
+    end,
+  }
+  local best, form, counts = NE.cheapest(function(name) return forms[name]() end, { "differentiated", "solved" })
+  return best, form, counts[1], counts[2]
 end
 
 -- Builds { list of { name, rows, cols, exprs } } plus helpers for the forward-dynamics derivatives.
@@ -223,7 +249,8 @@ function T.build(tree)
   -- The residual's directional derivatives at fixed zdd, one body-frame recursion differentiated per parameter:
   -- the right-hand side of the trapezoidal rule's sensitivity equations without ∂r/∂y (O(n) per parameter).
   local seeds = open and sensitivity_seeds(tree, syms, psyms)
-  if open then add("inverse_dynamics_sens", n, 1 + #psyms, with_tangents(r_ne, seeds)) end
+  local r_tangents = open and Dsym.tangents(r_ne, seeds)
+  if open then add("inverse_dynamics_sens", n, 1 + #psyms, columns(r_ne, r_tangents)) end
 
   local Tk, Vg = R.energy(tree, kin, st0)
   if rods then Tk, Vg = Tk + rods0.kinetic, Vg + rods0.potential end
@@ -328,15 +355,23 @@ function T.build(tree)
       end
     end
     if dpf then add("forward_dynamics_dp", n, #psyms, solve_rhs(dpf, #psyms, Md), { solve = true, matrix = true }) end
-    -- seeds/004.md's fully recursive sensitivities: the body-frame articulated-body recursion (whatever form
-    -- forward_dynamics took: the LᵀDL of M would make the tangents O(n²)) differentiated node by node along
-    -- (S_j, Ṡ_j, e_j), so dzdd/dp_j never goes through M, a Jacobian or a solve.
+    -- seeds/004.md's fully recursive sensitivities on the body-frame articulated-body recursion (whatever form
+    -- forward_dynamics took: the LᵀDL of M would make them O(n²)), so dzdd/dp_j never goes through a Jacobian.
     if open then
-      add("forward_dynamics_sens", n, 1 + #psyms,
-        with_tangents(ABA_BODY.forward_dynamics(tree, kin, syms.zd, ap), seeds))
-      tree.kernels[#tree.kernels + 1] = { "forward_dynamics_sens, inverse_dynamics_sens",
-        "articulated bodies (forward) and Newton-Euler (inverse) in body frames, each differentiated node by node " ..
-        "along (S_j, Ṡ_j, e_j) per design parameter (seeds/004.md §4)" }
+      local fs, form, differentiated, solved = forward_sensitivities(tree, kin, syms, ap, seeds, r_tangents)
+      add("forward_dynamics_sens", n, 1 + #psyms, fs)
+      tree.kernels[#tree.kernels + 1] = { "inverse_dynamics_sens",
+        "Newton-Euler in body frames differentiated node by node along (S_j, Ṡ_j, e_j) per design parameter" }
+      tree.kernels[#tree.kernels + 1] = { "forward_dynamics_sens", string.format("%s (%d operations; the other form " ..
+        "of articulated bodies in body frames, %s: %d)", form == "differentiated"
+          and "articulated bodies in body frames differentiated node by node along (S_j, Ṡ_j, e_j) per design " ..
+            "parameter (Anderson and Hsu 2002)"
+          or "articulated bodies in body frames; per design parameter -M⁻¹ δr_j, δr_j the residual's tangent as in " ..
+            "inverse_dynamics_sens and M⁻¹ by the same articulated inertias",
+        form == "differentiated" and differentiated or solved,
+        form == "differentiated" and "-M⁻¹ δr_j by the articulated inertias"
+          or "differentiated node by node (Anderson and Hsu 2002)",
+        form == "differentiated" and solved or differentiated) }
     end
   end
 
