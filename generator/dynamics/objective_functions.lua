@@ -1,10 +1,16 @@
 -- dynamics/objective_functions.lua: the integrand and terminal term of every objective, with their partials.
 local E = require "sym.expr"
 local D = require "sym.diff"
+local C = require "sym.emit_c"
 local AP = require "dynamics.applied"
 local errors = require "model.errors"
 
 local M = {}
+
+local function ops(list)
+  local o = C.count(list)
+  return o.add + o.mul + o.div + o.call
+end
 
 -- The state `s` objectives see: z, zd, zdd, u by name and every named point with its position,
 -- velocity and acceleration. The acceleration is the time derivative of the velocity expression
@@ -12,9 +18,13 @@ local M = {}
 local function state(tree, built)
   local syms, kin, st = built.symbols, built.kin, built.state
   local n = #tree.bodies
+  -- d/dt along (zd, zdd), the cheaper counted of one tangent sweep of the velocity's DAG and a derivative
+  -- per coordinate (which folds more where few coordinates reach the point).
+  local along = {}
+  for j = 1, n do along[syms.z[j]], along[syms.zd[j]] = syms.zd[j], syms.zdd[j] end
   local function acc(pt, pos)
     local vel = AP.point_velocity(st, pt.body, pos)
-    local a = {}
+    local per = {}
     for c = 1, 3 do
       local terms = {}
       local vc = E.lift(vel[c])
@@ -22,9 +32,10 @@ local function state(tree, built)
         terms[#terms + 1] = D.derivative(vc, syms.z[j]) * syms.zd[j]
         terms[#terms + 1] = D.derivative(vc, syms.zd[j]) * syms.zdd[j]
       end
-      a[c] = E.sum(terms)
+      per[c] = E.sum(terms)
     end
-    return a
+    local swept = D.tangents(vel, { along })[1]
+    return ops(swept) < ops(per) and swept or per
   end
   local s = AP.state(tree, kin, st, syms, acc)
   for _, pt in ipairs(tree.points or {}) do
@@ -47,11 +58,17 @@ local function piece(tree, built, o, fn, args, what)
   end
   local g = E.lift(res)
   local syms = built.symbols
-  local exprs = { g }
+  local xs = {}
   for _, list in ipairs { syms.z, syms.zd, syms.zdd, built.psyms } do
-    for _, x in ipairs(list) do exprs[#exprs + 1] = D.derivative(g, x) end
+    for _, x in ipairs(list) do xs[#xs + 1] = x end
   end
-  return exprs
+  -- The 3n + np partials by the cheaper, counted, of a derivative per symbol (few symbols reach g, or each
+  -- reaches a small part of it) and one reverse sweep (O(size of g's DAG) for all: a chain's tip velocity
+  -- reads every joint, where the derivatives per symbol cost that size n times over).
+  local forward, reverse = { g }, { g }
+  for _, x in ipairs(xs) do forward[#forward + 1] = D.derivative(g, x) end
+  for _, d in ipairs(D.gradient(g, xs)) do reverse[#reverse + 1] = d end
+  return ops(reverse) < ops(forward) and reverse or forward
 end
 
 -- Returns the generated functions (`objective_NAME_integrand`, `objective_NAME_terminal`, each
