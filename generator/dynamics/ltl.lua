@@ -53,6 +53,23 @@ function L.solve(H, parent, b)
   return x
 end
 
+-- The operations of the emitted loop that factors M on the parent array (1-based, 0 = none) and solves m
+-- right-hand sides (emit/model.lua's NAME_solve_ltdl), as its loops run them.
+function L.loop_ops(parent, m)
+  local mul, add, div = 0, 0, 0
+  for k = 1, #parent do
+    local i, depth = parent[k], 0
+    while i ~= 0 do
+      div, depth = div + 1, depth + 1
+      local j = i
+      while j ~= 0 do mul, add, j = mul + 1, add + 1, parent[j] end
+      i = parent[i]
+    end
+    mul, add, div = mul + 2 * m * depth, add + 2 * m * depth, div + m
+  end
+  return { add = add, mul = mul, div = div, call = 0 }
+end
+
 -- The parent array of a tree (0 = ground), checked to number parents first, which the factorization needs.
 function L.parents(tree)
   local p = {}

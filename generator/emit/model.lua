@@ -2,6 +2,7 @@
 local E = require "sym.expr"
 local C = require "sym.emit_c"
 local SL = require "emit.slots"
+local LTL = require "dynamics.ltl"
 
 local M = {}
 
@@ -187,23 +188,12 @@ local function solve_text(name, parents, own)
     what, name, #parents, table.concat(lines, ",\n")) .. string.format(SOLVE, name, name, name)
 end
 
--- The operations of NAME_solve_ltdl on the parent array (0-based) with m right-hand sides, counted as its
--- loops run them, so that a solve function's count (the roadmap's, mb_model.slot_ops) includes its loop.
+-- The operations of NAME_solve_ltdl on the parent array (0-based) with m right-hand sides, so that a solve
+-- function's count (the roadmap's, mb_model.slot_ops) includes its loop.
 local function solve_ops(parents, m)
-  local n = #parents
-  local function up(i) return parents[i + 1] end
-  local mul, add, div = 0, 0, 0
-  for k = 0, n - 1 do
-    local i, dk = up(k), 0
-    while i >= 0 do
-      div, dk = div + 1, dk + 1
-      local j = i
-      while j >= 0 do mul, add, j = mul + 1, add + 1, up(j) end
-      i = up(i)
-    end
-    mul, add, div = mul + 2 * m * dk, add + 2 * m * dk, div + m
-  end
-  return { add = add, mul = mul, div = div, call = 0 }
+  local one_based = {}
+  for k, p in ipairs(parents) do one_based[k] = p + 1 end
+  return LTL.loop_ops(one_based, m)
 end
 
 -- The right-hand side goes to work (M column-major, then B row by row: the solve's layout), the solve runs
