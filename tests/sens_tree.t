@@ -4,12 +4,7 @@
 local H = dofile((arg[0]:match("^(.-)tests/[^/]*$") or "./") .. "tests/lib/harness.lua")
 local tap = require "tap"
 
-local function sens(args)
-  local ok, out = H.sh(string.format("cd %s && lua5.4 generator/mbgen sens -q %s", H.root, args))
-  local kv = {}
-  for k, v in out:gmatch("([%w_%.]+) ([^\n]+)") do kv[k] = tonumber(v) or v end
-  return ok, out, kv
-end
+local sens = H.sens
 
 -- Eight masses and two centre-of-mass offsets; -O0 keeps the compile short (values, not speed).
 local base = "models/chain.lua --set N=8 --set NDESIGN=10 --cflags -O0 --t-end 0.3"

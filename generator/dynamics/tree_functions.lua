@@ -248,9 +248,11 @@ function T.build(tree)
   if dp then add("inverse_dynamics_dp", n, #psyms, flat(dp, n, #psyms), { matrix = true }) end
   -- The residual's directional derivatives at fixed zdd, one body-frame recursion differentiated per parameter:
   -- the right-hand side of the trapezoidal rule's sensitivity equations without ∂r/∂y (O(n) per parameter).
-  local seeds = open and sensitivity_seeds(tree, syms, psyms)
-  local r_tangents = open and Dsym.tangents(r_ne, seeds)
-  if open then add("inverse_dynamics_sens", n, 1 + #psyms, columns(r_ne, r_tangents)) end
+  -- Only sensitivities call them: a model without design parameters has none.
+  local sens = open and #psyms > 0
+  local seeds = sens and sensitivity_seeds(tree, syms, psyms)
+  local r_tangents = sens and Dsym.tangents(r_ne, seeds)
+  if sens then add("inverse_dynamics_sens", n, 1 + #psyms, columns(r_ne, r_tangents)) end
 
   local Tk, Vg = R.energy(tree, kin, st0)
   if rods then Tk, Vg = Tk + rods0.kinetic, Vg + rods0.potential end
@@ -357,7 +359,7 @@ function T.build(tree)
     if dpf then add("forward_dynamics_dp", n, #psyms, solve_rhs(dpf, #psyms, Md), { solve = true, matrix = true }) end
     -- seeds/004.md's fully recursive sensitivities on the body-frame articulated-body recursion (whatever form
     -- forward_dynamics took: the LᵀDL of M would make them O(n²)), so dzdd/dp_j never goes through a Jacobian.
-    if open then
+    if sens then
       local fs, form, differentiated, solved = forward_sensitivities(tree, kin, syms, ap, seeds, r_tangents)
       add("forward_dynamics_sens", n, 1 + #psyms, fs)
       tree.kernels[#tree.kernels + 1] = { "inverse_dynamics_sens",

@@ -61,6 +61,14 @@ function H.keyvals(text)
   return t
 end
 
+-- `mbgen sens -q ARGS` from the root: success, its output, and its "key value" lines (keys with dots: grad.NAME).
+function H.sens(args)
+  local ok, out = H.sh(string.format("cd %s && lua5.4 generator/mbgen sens -q %s", H.root, args))
+  local kv = {}
+  for k, v in out:gmatch("([%w_%.]+) ([^\n]+)") do kv[k] = tonumber(v) or v end
+  return ok, out, kv
+end
+
 -- Rank of the rows x cols table A (destroyed) by Gaussian elimination with full pivoting; pivots below
 -- tol * the largest entry count as zero.
 function H.rank(A, rows, cols, tol)

@@ -46,8 +46,11 @@ local function inertia(r)
       J[i][j] = s
     end
   end
-  return string.format("{ %s, %s, %s, %s, %s, %s }", num(J[1][1]), num(J[2][2]), num(J[3][3]),
-    num(J[1][2]), num(J[1][3]), num(J[2][3]))
+  return { J[1][1], J[2][2], J[3][3], J[1][2], J[1][3], J[2][3] }
+end
+
+local function inertia_text(J)
+  return string.format("{ %s, %s, %s, %s, %s, %s }", num(J[1]), num(J[2]), num(J[3]), num(J[4]), num(J[5]), num(J[6]))
 end
 
 -- Model source of an n-body tree. opts.chain: a serial chain; opts.prismatic: fraction of sliders.
@@ -64,12 +67,83 @@ function M.source(name, n, seed, opts)
     end
     local kind = r(0, 1) < (opts.prismatic or 0.3) and "prismatic" or "revolute"
     L[#L + 1] = string.format('body "b%d" { mass = %s, com = %s, inertia = %s }', k, num(r(0.5, 2)),
-      vec({ r(-0.3, 0.3), r(-0.3, 0.3), r(-0.3, 0.3) }), inertia(r))
+      vec({ r(-0.3, 0.3), r(-0.3, 0.3), r(-0.3, 0.3) }), inertia_text(inertia(r)))
     L[#L + 1] = string.format('%s "j%d" { parent = "%s", child = "b%d", origin = %s, rotation = %s, axis = %s }',
       kind, k, parent, k, vec({ r(-0.5, 0.5), r(-0.5, 0.5), r(-0.5, 0.5) }),
       vec({ r(-math.pi, math.pi), r(-1.5, 1.5), r(-math.pi, math.pi) }), vec(unit(r)))
   end
   return table.concat(L, "\n") .. "\n"
+end
+
+local SEQUENCES = { "xyz", "zyx", "yzx", "zxy", "xzy", "yxz" }
+
+-- Model source of an n-body tree with design parameters. opts.chain: a serial chain; opts.parents: the parent of each
+-- body (0: ground);
+-- else random parents, ground included, so several roots and branches; opts.kinds: joint kinds by body, cycled
+-- (else revolute, prismatic with probability 0.3);
+-- opts.mass, opts.com, opts.inertia: bodies whose mass, centre-of-mass x or inertia Ixx is a design parameter
+-- (m01, c01, i01); opts.origin: joints whose origin x (the parent's link length) is one (o01).
+function M.design_source(name, n, seed, opts)
+  local r = rng(seed)
+  local set = function(list)
+    local s = {}
+    for _, k in ipairs(list or {}) do s[k] = true end
+    return s
+  end
+  local dm, dc, di, dorig = set(opts.mass), set(opts.com), set(opts.inertia), set(opts.origin)
+  local design, lines = {}, {}
+  for k = 1, n do
+    local parent = "ground"
+    local p = opts.parents and opts.parents[k] or (k == 1 and 0) or (opts.chain and k - 1) or math.floor(r(0, k))
+    if p > 0 then parent = "b" .. p end
+    local kind = opts.kinds and opts.kinds[(k - 1) % #opts.kinds + 1] or (r(0, 1) < 0.3 and "prismatic" or "revolute")
+    local mass, com, J = r(0.5, 2), { r(-0.3, 0.3), r(-0.3, 0.3), r(-0.3, 0.3) }, inertia(r)
+    local origin = { r(-0.5, 0.5), r(-0.5, 0.5), r(-0.5, 0.5) }
+    local rot = { r(-math.pi, math.pi), r(-1.5, 1.5), r(-math.pi, math.pi) }
+    local mass_s, com_s, origin_s = num(mass), vec(com), vec(origin)
+    local J_s = inertia_text(J)
+    if dm[k] then
+      local d = string.format("m%02d", k)
+      design[#design + 1], mass_s = string.format("%s = %s", d, num(mass)), d
+    end
+    if dc[k] then
+      local d = string.format("c%02d", k)
+      design[#design + 1] = string.format("%s = %s", d, num(com[1]))
+      com_s = string.format("{ %s, %s, %s }", d, num(com[2]), num(com[3]))
+    end
+    if di[k] then   -- a rounder body, so the design value may move by 10 % and keep the inertia positive
+      local d = string.format("i%02d", k)
+      design[#design + 1] = d .. " = 0.11"
+      J_s = string.format("{ %s, 0.1, 0.12, 0.01, -0.005, 0.003 }", d)
+    end
+    if dorig[k] then
+      local d = string.format("o%02d", k)
+      design[#design + 1] = string.format("%s = %s", d, num(origin[1]))
+      origin_s = string.format("{ %s, %s, %s }", d, num(origin[2]), num(origin[3]))
+    end
+    local extra
+    if kind == "universal" then
+      local a1, a2 = unit(r), nil
+      repeat
+        a2 = unit(r)
+        local c = { a1[2] * a2[3] - a1[3] * a2[2], a1[3] * a2[1] - a1[1] * a2[3], a1[1] * a2[2] - a1[2] * a2[1] }
+      until c[1] ^ 2 + c[2] ^ 2 + c[3] ^ 2 > 0.25
+      extra = "axes = { " .. vec(a1) .. ", " .. vec(a2) .. " }"
+    elseif kind == "spherical" or kind == "free" then
+      extra = string.format('sequence = "%s"', SEQUENCES[math.floor(r(0, 6)) + 1])
+    elseif kind == "planar" then
+      extra = "normal = " .. vec(unit(r))
+    else
+      extra = "axis = " .. vec(unit(r))
+    end
+    lines[#lines + 1] = string.format('body "b%d" { mass = %s, com = %s, inertia = %s }', k, mass_s, com_s, J_s)
+    lines[#lines + 1] = string.format('%s "j%d" { parent = "%s", child = "b%d", origin = %s, rotation = %s, %s }',
+      kind, k, parent, k, origin_s, vec(rot), extra)
+  end
+  return table.concat({
+    string.format("-- Random spatial tree (seed %d, %d bodies) with design parameters, for tests.", seed, n),
+    string.format('model "%s"', name), "gravity { 0, 0, -9.81 }", "design { " .. table.concat(design, ", ") .. " }",
+    table.concat(lines, "\n") }, "\n") .. "\n"
 end
 
 return M
