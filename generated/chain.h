@@ -47,13 +47,13 @@ int chain_forward_dynamics_dzd(const mb_args *a, mb_real *out, mb_real *work);
 int chain_forward_dynamics_dy(const mb_args *a, mb_real *out, mb_real *work);
 #define chain_forward_dynamics_dy_NWORK 1027
 int chain_objective_tip_integrand(const mb_args *a, mb_real *out, mb_real *work);
-#define chain_objective_tip_integrand_NWORK 120
+#define chain_objective_tip_integrand_NWORK 0
 int chain_objective_tip_terminal(const mb_args *a, mb_real *out, mb_real *work);
 #define chain_objective_tip_terminal_NWORK 0
 
 /* The largest workspace of any function above, in mb_reals. */
 #define chain_NWORK 1027
 /* chain.c compiles whole, or section by section with -DMB_PART=1..chain_NSECTIONS. */
-#define chain_NSECTIONS 5
+#define chain_NSECTIONS 4
 
 #endif

@@ -32,6 +32,8 @@ int double_pendulum_inverse_dynamics_tangent(const mb_args *a, mb_real *out, mb_
 #define double_pendulum_inverse_dynamics_tangent_NWORK 0
 int double_pendulum_inverse_dynamics_dp(const mb_args *a, mb_real *out, mb_real *work);
 #define double_pendulum_inverse_dynamics_dp_NWORK 0
+int double_pendulum_inverse_dynamics_sens(const mb_args *a, mb_real *out, mb_real *work);
+#define double_pendulum_inverse_dynamics_sens_NWORK 0
 int double_pendulum_energy(const mb_args *a, mb_real *out, mb_real *work);
 #define double_pendulum_energy_NWORK 0
 int double_pendulum_points(const mb_args *a, mb_real *out, mb_real *work);
@@ -50,6 +52,8 @@ int double_pendulum_forward_dynamics_dy(const mb_args *a, mb_real *out, mb_real 
 #define double_pendulum_forward_dynamics_dy_NWORK 12
 int double_pendulum_forward_dynamics_dp(const mb_args *a, mb_real *out, mb_real *work);
 #define double_pendulum_forward_dynamics_dp_NWORK 12
+int double_pendulum_forward_dynamics_sens(const mb_args *a, mb_real *out, mb_real *work);
+#define double_pendulum_forward_dynamics_sens_NWORK 0
 int double_pendulum_objective_kinetic_energy_terminal(const mb_args *a, mb_real *out, mb_real *work);
 #define double_pendulum_objective_kinetic_energy_terminal_NWORK 0
 

@@ -32,6 +32,8 @@ int oscillator_inverse_dynamics_tangent(const mb_args *a, mb_real *out, mb_real 
 #define oscillator_inverse_dynamics_tangent_NWORK 0
 int oscillator_inverse_dynamics_dp(const mb_args *a, mb_real *out, mb_real *work);
 #define oscillator_inverse_dynamics_dp_NWORK 0
+int oscillator_inverse_dynamics_sens(const mb_args *a, mb_real *out, mb_real *work);
+#define oscillator_inverse_dynamics_sens_NWORK 0
 int oscillator_energy(const mb_args *a, mb_real *out, mb_real *work);
 #define oscillator_energy_NWORK 0
 int oscillator_points(const mb_args *a, mb_real *out, mb_real *work);
@@ -50,6 +52,8 @@ int oscillator_forward_dynamics_dy(const mb_args *a, mb_real *out, mb_real *work
 #define oscillator_forward_dynamics_dy_NWORK 3
 int oscillator_forward_dynamics_dp(const mb_args *a, mb_real *out, mb_real *work);
 #define oscillator_forward_dynamics_dp_NWORK 3
+int oscillator_forward_dynamics_sens(const mb_args *a, mb_real *out, mb_real *work);
+#define oscillator_forward_dynamics_sens_NWORK 0
 int oscillator_objective_wobble_integrand(const mb_args *a, mb_real *out, mb_real *work);
 #define oscillator_objective_wobble_integrand_NWORK 0
 int oscillator_objective_wobble_terminal(const mb_args *a, mb_real *out, mb_real *work);

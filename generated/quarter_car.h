@@ -32,6 +32,8 @@ int quarter_car_inverse_dynamics_tangent(const mb_args *a, mb_real *out, mb_real
 #define quarter_car_inverse_dynamics_tangent_NWORK 0
 int quarter_car_inverse_dynamics_dp(const mb_args *a, mb_real *out, mb_real *work);
 #define quarter_car_inverse_dynamics_dp_NWORK 0
+int quarter_car_inverse_dynamics_sens(const mb_args *a, mb_real *out, mb_real *work);
+#define quarter_car_inverse_dynamics_sens_NWORK 0
 int quarter_car_energy(const mb_args *a, mb_real *out, mb_real *work);
 #define quarter_car_energy_NWORK 0
 int quarter_car_total_mass(const mb_args *a, mb_real *out, mb_real *work);
@@ -46,6 +48,8 @@ int quarter_car_forward_dynamics_dy(const mb_args *a, mb_real *out, mb_real *wor
 #define quarter_car_forward_dynamics_dy_NWORK 12
 int quarter_car_forward_dynamics_dp(const mb_args *a, mb_real *out, mb_real *work);
 #define quarter_car_forward_dynamics_dp_NWORK 8
+int quarter_car_forward_dynamics_sens(const mb_args *a, mb_real *out, mb_real *work);
+#define quarter_car_forward_dynamics_sens_NWORK 0
 int quarter_car_objective_comfort_integrand(const mb_args *a, mb_real *out, mb_real *work);
 #define quarter_car_objective_comfort_integrand_NWORK 0
 
