@@ -369,4 +369,43 @@ end
 local o1, o2 = run("1, 2, 3"), run("3, 1, 2")
 tap.ok(#o1 > 100 and o1 == o2, "byte-identical emission whatever the symbol creation and pairs() order")
 
+-- Pivots: checked after the outputs, in the last part when the function is split; a pivot that is not positive
+-- and finite makes the function return MB_FN_SINGULAR.
+do
+  local x, y = E.symbol("z", 0, "x"), E.symbol("p", 0, "d")
+  local d = y * y - 1
+  local exprs = {}
+  for i = 1, 40 do exprs[i] = E.sin(x * i) / d + E.cos(x * i) * d end
+  local whole = C.emit_function { name = "g1", exprs = exprs, pivots = { d } }
+  local split, info = C.emit_function { name = "g2", exprs = exprs, pivots = { d }, max_operations = 40 }
+  tap.ok(info.nparts > 1 and split:match("static int g2_part%d+") and split:match("static void g2_part1"),
+    "split: only the part with the checks returns a status (" .. info.nparts .. " parts)")
+  local main = [[
+#include <stdio.h>
+#include "mb_model.h"
+%s
+%s
+int main(void)
+{
+    mb_real z[1] = {0.3}, p[1], out[40], work[64];
+    mb_args a = {0, z, 0, 0, 0, p, 0};
+    double ds[4] = {2.0, 0.5, 1.0, 0.0 / 0.0};
+    for (int k = 0; k < 4; ++k) {
+        p[0] = ds[k];
+        printf("%%d %%d\n", g1(&a, out, work), g2(&a, out, work));
+    }
+    return 0;
+}
+]]
+  local cfile, exe = tmpdir .. "pivots.c", tmpdir .. "pivots"
+  local fh = assert(io.open(cfile, "w"))
+  fh:write(main:format(whole, split))
+  fh:close()
+  local ph = io.popen(string.format("%s %s -I%sruntime %s -o %s -lm 2>&1 && %s", CC, CFLAGS, root, cfile, exe, exe))
+  local got = ph:read("a")
+  ph:close()
+  -- d = p^2 - 1: 3 (ok), -0.75, 0 and NaN (singular).
+  tap.is(got, "0 0\n1 1\n1 1\n1 1\n", "pivots 3, -0.75, 0, NaN: OK, then MB_FN_SINGULAR whole and split")
+end
+
 tap.done_testing()

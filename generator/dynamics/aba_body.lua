@@ -69,7 +69,8 @@ end
 local ZERO3 = { 0, 0, 0 }
 local ZERO33 = { { 0, 0, 0 }, { 0, 0, 0 }, { 0, 0, 0 } }
 
--- zdd as expressions; ap = the applied forces of dynamics.applied (world wrenches about O, joint forces).
+-- zdd as expressions, and the articulated pivots D_k (all positive exactly when M is positive definite);
+-- ap = the applied forces of dynamics.applied (world wrenches about O, joint forces).
 -- no_gravity: the recursion without the base's gravity acceleration (ABA.solve).
 function ABA.forward_dynamics(tree, kin, zd, ap, no_gravity)
   local n = #tree.bodies
@@ -162,7 +163,7 @@ function ABA.forward_dynamics(tree, kin, zd, ap, no_gravity)
     end
     av[k], aw[k] = al, aa
   end
-  return zdd
+  return zdd, Dk
 end
 
 -- M⁻¹ b by the same recursion at rest, without gravity or applied wrenches, b the joint forces: its articulated
@@ -171,7 +172,7 @@ end
 function ABA.solve(tree, kin, b)
   local zero = {}
   for k = 1, #tree.bodies do zero[k] = 0 end
-  return ABA.forward_dynamics(tree, kin, zero, { tau = b, wrench = {} }, true)
+  return (ABA.forward_dynamics(tree, kin, zero, { tau = b, wrench = {} }, true))
 end
 
 return ABA

@@ -158,7 +158,7 @@ end
 -- stay O(n) per parameter with no matrix formed.
 local function forward_sensitivities(tree, kin, syms, ap, seeds, r_tangents)
   local n = #tree.bodies
-  local zdd = ABA_BODY.forward_dynamics(tree, kin, syms.zd, ap)
+  local zdd, pivots = ABA_BODY.forward_dynamics(tree, kin, syms.zd, ap)
   local forms = {
     differentiated = function() return columns(zdd, Dsym.tangents(zdd, seeds)) end,
     solved = function()
@@ -174,7 +174,7 @@ local function forward_sensitivities(tree, kin, syms, ap, seeds, r_tangents)
     end,
   }
   local best, form, counts = NE.cheapest(function(name) return forms[name]() end, { "differentiated", "solved" })
-  return best, form, counts[1], counts[2]
+  return best, form, counts[1], counts[2], pivots
 end
 
 -- Builds { list of { name, rows, cols, exprs } } plus helpers for the forward-dynamics derivatives.
@@ -360,8 +360,10 @@ function T.build(tree)
     -- seeds/004.md's fully recursive sensitivities on the body-frame articulated-body recursion (whatever form
     -- forward_dynamics took: the LᵀDL of M would make them O(n²)), so dzdd/dp_j never goes through a Jacobian.
     if sens then
-      local fs, form, differentiated, solved = forward_sensitivities(tree, kin, syms, ap, seeds, r_tangents)
-      add("forward_dynamics_sens", n, 1 + #psyms, fs)
+      local fs, form, differentiated, solved, pivots = forward_sensitivities(tree, kin, syms, ap, seeds, r_tangents)
+      -- Its pivots D_k checked as the LᵀDL loop checks M's: a model whose M is not positive definite (a negative
+      -- mass) fails with MB_FN_SINGULAR instead of integrating on.
+      add("forward_dynamics_sens", n, 1 + #psyms, fs, { pivots = lift_all(pivots) })
       tree.kernels[#tree.kernels + 1] = { "inverse_dynamics_sens",
         "Newton-Euler in body frames differentiated node by node along (S_j, Ṡ_j, e_j) per design parameter" }
       tree.kernels[#tree.kernels + 1] = { "forward_dynamics_sens", string.format("%s (%d operations; the other form " ..

@@ -308,7 +308,7 @@ function M.generate(tree, spec, source_text, opts)
       text, nwork, ops = emit_solve_function(cname, f, n, parents)
     else
       local info
-      text, info = C.emit_function { name = cname, exprs = f.exprs, comment = f.name }
+      text, info = C.emit_function { name = cname, exprs = f.exprs, comment = f.name, pivots = f.pivots }
       nwork, ops = info.nwork, info.ops
       -- The compressed-column form, asked for (opts.csc): the same expressions, only the structural non-zeros
       -- written, in the pattern's order (a solve's output is dense: it has none).

@@ -122,8 +122,16 @@ end
 
 -- Statements: { node = n, frags = {...}, uses_a = bool } defines a temporary, { out = i, ... } writes
 -- out[i]. frags are strings and temporary nodes, named only once the split into parts is known.
-local function schedule(roots, sparse, compact)
+-- pivots (optional): expressions checked after the outputs, each one statement { check = true } (see emit_function).
+local function schedule(roots, sparse, compact, pivots)
   local nout = 0
+  local nroots = #roots
+  if pivots and #pivots > 0 then
+    local all = {}
+    for i = 1, nroots do all[i] = roots[i] end
+    for _, p in ipairs(pivots) do all[#all + 1] = p end
+    roots = all
+  end
   local order = E.topo(roots)
   local uses = count_uses(order, roots, sparse)
 
@@ -294,7 +302,11 @@ local function schedule(roots, sparse, compact)
         end
       end
     end
-    if not (sparse and r == E.zero) then
+    if i > nroots then
+      local f = {}
+      local ua = ref(r, 0, f)
+      stmts[#stmts + 1] = { check = true, frags = f, uses_a = ua, cost = 0 }
+    elseif not (sparse and r == E.zero) then
       local f = {}
       local ua = ref(r, 0, f)
       stmts[#stmts + 1] = { out = i - 1, frags = f, uses_a = ua, cost = cost(r) }
@@ -310,7 +322,9 @@ end
 local function sanitize(s) return (tostring(s):gsub("%*/", "* /")) end
 
 -- opts: name, exprs (flat list, column-major for matrices), sparse (write only the structural non-zeros),
--- compact (write them to out[0 .. nnz-1] in index order: a matrix's compressed-column values),
+-- compact (write them to out[0 .. nnz-1] in index order: a matrix's compressed-column values), pivots (expressions
+-- that must be positive and finite, MB_PIVOT_OK, checked after the outputs are written: the function returns
+-- MB_FN_SINGULAR at the first that is not),
 -- comment, static (a file-local function), max_statements (default 4000) and max_operations (default 2000):
 -- past either, the body is split into static helpers run in order, values that cross helpers living in the
 -- caller's workspace work[] (as the members of a struct). Returns the text and { nwork = mb_reals of work it
@@ -322,7 +336,8 @@ function C.emit_function(opts)
   local sparse = (opts.sparse or compact) and true or false
   local max = opts.max_statements or 4000
   local max_ops = opts.max_operations or 2000
-  local stmts = schedule(roots, sparse, compact)
+  local pivots = opts.pivots and lifted(opts.pivots)
+  local stmts = schedule(roots, sparse, compact, pivots)
 
   -- Parts close at max statements or max_ops operations, whichever comes first: gcc's time per operation
   -- grows with the size of a function (design/FACTS.md), so the operation budget sets the compile time.
@@ -400,7 +415,10 @@ function C.emit_function(opts)
     if st.uses_a then u.a = true end
     local rhs = concat(text)
     local line
-    if st.node then
+    if st.check then
+      u.check = true
+      line = "    if (!MB_PIVOT_OK(" .. rhs .. ")) return MB_FN_SINGULAR;"
+    elseif st.node then
       local nm = name_of(st.node)
       if cross[st.node] then
         u.work = true
@@ -444,13 +462,16 @@ function C.emit_function(opts)
     w("};")
     w("")
   end
+  -- A part that checks pivots returns the status (the checks come last, so only the last part can).
   if split then
     for p = 1, nparts do
-      w(string.format("static void %s_part%d(const mb_args *a, mb_real *out, mb_real *work)", name, p))
+      w(string.format("static %s %s_part%d(const mb_args *a, mb_real *out, mb_real *work)",
+        uses[p].check and "int" or "void", name, p))
       w("{")
       voids(uses[p], { "a", "out", "work" })
       if uses[p].work then w("    " .. keep_type .. " *const k = (" .. keep_type .. " *)work;") end
       for _, line in ipairs(bodies[p]) do w(line) end
+      if uses[p].check then w("    return MB_FN_OK;") end
       w("}")
       w("")
     end
@@ -460,7 +481,11 @@ function C.emit_function(opts)
   if split then
     if ncross == 0 then w("    (void)work;") end
     for p = 1, nparts do
-      w(string.format("    %s_part%d(a, out, work);", name, p))
+      if uses[p].check then
+        w(string.format("    if (%s_part%d(a, out, work)) return MB_FN_SINGULAR;", name, p))
+      else
+        w(string.format("    %s_part%d(a, out, work);", name, p))
+      end
     end
   else
     voids(uses[1], { "a", "out" })

@@ -45,7 +45,8 @@ int main(void) {
     p[2] = 1;
 
     /* The runtime turns the status into MB_ERR_NOT_PD with the function's name: DDM on rk4 evaluates
-     * forward_dynamics_dy (both Jacobians fused) at every stage. */
+     * forward_dynamics_dy (both Jacobians fused) at every stage with the jacobian kernel, and forward_dynamics_sens
+     * (whose articulated pivots are checked) with the recursive one. */
     double u[1] = {0}, psi, g[4], pbad[4];
     memcpy(pbad, m->p_default, sizeof pbad);
     pbad[2] = -3;
@@ -56,10 +57,20 @@ int main(void) {
     pr.t_end = 0.01;
     mb_sens_options o;
     mb_sens_options_default(&o, m);
+    o.kernel = MB_SENS_KERNEL_JACOBIAN;
     int rc = mb_sens_run(&pr, &o, &psi, g, NULL, err, sizeof err);
-    is_int(rc, MB_ERR_NOT_PD, "sensitivities with an indefinite M fail with MB_ERR_NOT_PD");
+    is_int(rc, MB_ERR_NOT_PD, "sensitivities (jacobian kernel) with an indefinite M fail with MB_ERR_NOT_PD");
     ok(strstr(err, "forward_dynamics_dy") && strstr(err, "not positive and finite"), "the message names the function: %s",
        err);
+    o.kernel = MB_SENS_KERNEL_RECURSIVE;
+    rc = mb_sens_run(&pr, &o, &psi, g, NULL, err, sizeof err);
+    is_int(rc, MB_ERR_NOT_PD, "sensitivities (recursive kernel) with an indefinite M fail with MB_ERR_NOT_PD");
+    ok(strstr(err, "forward_dynamics_sens") && strstr(err, "not positive and finite"),
+       "the message names the function: %s", err);
+    mb_args as = {0.0, z, zd, NULL, tau, pbad, NULL};
+    double w[2 * 2 * 4] = {0}, fs[2 * (1 + 4)];   /* [S, Sd], n x np each; zdd and four columns */
+    as.w = w;
+    is_int(m->forward_dynamics_sens(&as, fs, work), MB_FN_SINGULAR, "forward_dynamics_sens: a negative pivot");
 
     mb_tree *tr = mb_tree_create(&odd_model, MB_TREE_ACCEL | MB_TREE_FORWARD_DYNAMICS, err, sizeof err);
     ok(tr != NULL, "tree formulation of a hand model with forward dynamics");
