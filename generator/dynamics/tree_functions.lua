@@ -173,9 +173,18 @@ local function forward_sensitivities(tree, kin, syms, ap, seeds, r_tangents)
       return columns(zdd, sols)
     end,
   }
-  local best, form, counts = NE.cheapest(function(name) return forms[name]() end, { "differentiated", "solved" })
-  return best, form, counts[1], counts[2], pivots
+  local names = { "differentiated", "solved" }
+  local best, form, counts = NE.cheapest(function(name) return forms[name]() end, names)
+  return best, pivots, form, { [names[1]] = counts[1], [names[2]] = counts[2] }
 end
+
+-- The roadmap's words for the two forms.
+local FS_FORMS = {
+  differentiated = "articulated bodies in body frames differentiated node by node along (S_j, Ṡ_j, e_j) per design " ..
+    "parameter (Anderson and Hsu 2002)",
+  solved = "articulated bodies in body frames; per design parameter -M⁻¹ δr_j, δr_j the residual's tangent as in " ..
+    "inverse_dynamics_sens, M⁻¹ by the same articulated inertias",
+}
 
 -- Builds { list of { name, rows, cols, exprs } } plus helpers for the forward-dynamics derivatives.
 function T.build(tree)
@@ -360,22 +369,15 @@ function T.build(tree)
     -- seeds/004.md's fully recursive sensitivities on the body-frame articulated-body recursion (whatever form
     -- forward_dynamics took: the LᵀDL of M would make them O(n²)), so dzdd/dp_j never goes through a Jacobian.
     if sens then
-      local fs, form, differentiated, solved, pivots = forward_sensitivities(tree, kin, syms, ap, seeds, r_tangents)
+      local fs, pivots, form, counts = forward_sensitivities(tree, kin, syms, ap, seeds, r_tangents)
       -- Its pivots D_k checked as the LᵀDL loop checks M's: a model whose M is not positive definite (a negative
       -- mass) fails with MB_FN_SINGULAR instead of integrating on.
       add("forward_dynamics_sens", n, 1 + #psyms, fs, { pivots = lift_all(pivots) })
       tree.kernels[#tree.kernels + 1] = { "inverse_dynamics_sens",
         "Newton-Euler in body frames differentiated node by node along (S_j, Ṡ_j, e_j) per design parameter" }
-      tree.kernels[#tree.kernels + 1] = { "forward_dynamics_sens", string.format("%s (%d operations; the other form " ..
-        "of articulated bodies in body frames, %s: %d)", form == "differentiated"
-          and "articulated bodies in body frames differentiated node by node along (S_j, Ṡ_j, e_j) per design " ..
-            "parameter (Anderson and Hsu 2002)"
-          or "articulated bodies in body frames; per design parameter -M⁻¹ δr_j, δr_j the residual's tangent as in " ..
-            "inverse_dynamics_sens and M⁻¹ by the same articulated inertias",
-        form == "differentiated" and differentiated or solved,
-        form == "differentiated" and "-M⁻¹ δr_j by the articulated inertias"
-          or "differentiated node by node (Anderson and Hsu 2002)",
-        form == "differentiated" and solved or differentiated) }
+      local other = form == "solved" and "differentiated" or "solved"
+      tree.kernels[#tree.kernels + 1] = { "forward_dynamics_sens", string.format("%s (%d operations; the other " ..
+        "form, %s: %d)", FS_FORMS[form], counts[form], FS_FORMS[other], counts[other]) }
     end
   end
 

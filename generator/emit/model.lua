@@ -188,12 +188,15 @@ local function solve_text(name, parents, own)
     what, name, #parents, table.concat(lines, ",\n")) .. string.format(SOLVE, name, name, name)
 end
 
--- The operations of NAME_solve_ltdl on the parent array (0-based) with m right-hand sides, so that a solve
--- function's count (the roadmap's, mb_model.slot_ops) includes its loop.
-local function solve_ops(parents, m)
+-- A solve function's operations: its right-hand side's (counted: C.count) and those of NAME_solve_ltdl on the
+-- parent array (0-based) with m right-hand sides, so that its count (the roadmap's, mb_model.slot_ops) includes
+-- the loop.
+local function solve_ops(parents, m, counted)
   local one_based = {}
   for k, p in ipairs(parents) do one_based[k] = p + 1 end
-  return LTL.loop_ops(one_based, m)
+  local ops = LTL.loop_ops(one_based, m)
+  for key, v in pairs(counted) do ops[key] = (ops[key] or 0) + v end
+  return ops
 end
 
 -- The right-hand side goes to work (M column-major, then B row by row: the solve's layout), the solve runs
@@ -207,8 +210,7 @@ local function emit_solve_function(name, f, n, parents)
   end
   local body, info = C.emit_function { name = rhs, exprs = exprs, static = true,
     comment = "M, then the right-hand side row by row, at zdd = forward dynamics" }
-  local ops = {}
-  for key, v in pairs(solve_ops(parents, m)) do ops[key] = v + (info.ops[key] or 0) end
+  local ops = solve_ops(parents, m, info.ops)
   local model = name:match("^(.-)_forward_dynamics")
   local k = #exprs
   local copy = m == 1 and string.format("for (int i = 0; i < %d; ++i) out[i] = work[%d + i];", n, n * n)
@@ -280,12 +282,7 @@ end
 function M.stats(tree, spec)
   local stats, parents = {}, solve_parents(tree, spec.functions)
   for _, f in ipairs(spec.functions) do
-    local ops
-    if f.solve then
-      ops = solve_ops(parents, f.cols)
-      for key, v in pairs(C.count(f.exprs)) do ops[key] = (ops[key] or 0) + v end
-    end
-    stats[#stats + 1] = function_stats(spec.name, f, ops)
+    stats[#stats + 1] = function_stats(spec.name, f, f.solve and solve_ops(parents, f.cols, C.count(f.exprs)))
   end
   return stats
 end
