@@ -232,13 +232,14 @@ for _, p in ipairs(PS) do
   end
 end
 for _, p in ipairs(PS) do
-  row(string.format("recursive, p = %d: a + b n (R²)", p), function(k)
+  row(string.format("%s, p = %d: a + b n (R²)", p > 0 and "recursive" or "forward_dynamics", p), function(k)
     local f = B[p][k]
     return string.format("%s + %s n (%.5f)", g(f.a), g(f.b), f.r2)
   end)
 end
 for _, p in ipairs(PS) do
-  row(string.format("recursive, p = %d: a + b n over n = 8..%d (R²)", p, NMAX), function(k)
+  local what = p > 0 and "recursive" or "forward_dynamics"
+  row(string.format("%s, p = %d: a + b n over n = 8..%d (R²)", what, p, NMAX), function(k)
     local xs, ys = series(p, k, "rec", 8)
     if #xs < 3 then return "-" end
     local a, b, r2 = fit(xs, ys)
