@@ -694,6 +694,8 @@ int double_pendulum_forward_dynamics_sens(const mb_args *a, mb_real *out, mb_rea
     const mb_real tf09c9f = t14f77e/t8321c6;
     out[8] = tf09c9f;
     out[9] = (-(a->p[3]*a->p[1]*a->p[1]*tf09c9f) + (-t9d745a - a->p[3]*a->p[0]*a->p[1]*c1*tf09c9f))/t55d989;
+    if (!MB_PIVOT_OK(t8321c6)) return MB_FN_SINGULAR;
+    if (!MB_PIVOT_OK(t55d989)) return MB_FN_SINGULAR;
     return MB_FN_OK;
 }
 

@@ -327,6 +327,7 @@ int oscillator_forward_dynamics_sens(const mb_args *a, mb_real *out, mb_real *wo
     out[0] = t74f72f;
     out[1] = -((a->w[0]*a->p[0] + a->z[0])/a->p[1]);
     out[2] = -((a->w[1]*a->p[0] + t74f72f)/a->p[1]);
+    if (!MB_PIVOT_OK(a->p[1])) return MB_FN_SINGULAR;
     return MB_FN_OK;
 }
 

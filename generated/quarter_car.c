@@ -387,6 +387,8 @@ int quarter_car_forward_dynamics_sens(const mb_args *a, mb_real *out, mb_real *w
     const mb_real t5d2802 = (-te0a98d*quarter_car_data.car_mass*tb2c61a + (-quarter_car_data.tire_spring_stiffness*a->w[2] - quarter_car_data.tire_spring_damping*a->w[6]))/quarter_car_data.wheel_mass;
     out[4] = t5d2802;
     out[5] = (-quarter_car_data.car_mass*t5d2802 + tb2c61a)/quarter_car_data.car_mass;
+    if (!MB_PIVOT_OK(quarter_car_data.wheel_mass)) return MB_FN_SINGULAR;
+    if (!MB_PIVOT_OK(quarter_car_data.car_mass)) return MB_FN_SINGULAR;
     return MB_FN_OK;
 }
 
