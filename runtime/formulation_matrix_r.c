@@ -116,38 +116,58 @@ int mb_mr_accel(mb_mr *mr, double t, const double *z, const double *zd, const do
         return MB_OK;
     }
     if ((rc = mb_kin_R(mr->kin, mr->R, err, errlen))) return rc;
-    /* tmp = Q - M x; MR = M R; Mb = R' M R; zdd_i from Mb zdd_i = R' tmp. */
-    for (int i = 0; i < n; ++i) {
-        double s = mr->Q[i];
-        for (int j = 0; j < n; ++j) s -= mr->M[i + (size_t)j * n] * mr->x[j];
-        mr->tmp[i] = s;
-    }
-    for (int c = 0; c < d; ++c)
-        for (int i = 0; i < n; ++i) {
-            double s = 0;
-            for (int j = 0; j < n; ++j) s += mr->M[i + (size_t)j * n] * mr->R[j + (size_t)c * n];
-            mr->MR[i + (size_t)c * n] = s;
+    /* tmp = Q - M x; MR = M R; Mb = R' M R; zdd_i from Mb zdd_i = R' tmp. R is the identity in the independent rows
+     * (R[ind[c]][c] = 1, zeros beside it) and x is zero there, so the products run over the dependent rows only,
+     * over M's structural non-zeros (its pattern), and over one triangle of the symmetric Mb. */
+    const int *ind = mb_kin_independent(mr->kin), *dep = mb_kin_dependent(mr->kin);
+    const mb_pattern *pat = mr->m->mass_pattern;
+    int r = n - d;
+    const double *M = mr->M, *R = mr->R, *x = mr->x;
+    double *MR = mr->MR, *tmp = mr->tmp;
+    memcpy(tmp, mr->Q, (size_t)n * sizeof(double));
+    memset(MR, 0, (size_t)n * d * sizeof(double));
+    for (int k = 0; k < r + d; ++k) {   /* the dependent columns of M, then the independent ones */
+        int j = k < r ? dep[k] : ind[k - r];
+        const double *Mj = M + (size_t)j * n;
+        const int *rows = pat ? pat->rowind : NULL;
+        int lo = pat ? pat->colptr[j] : 0, hi = pat ? pat->colptr[j + 1] : n;
+        if (k >= r) {   /* R's row j is e_c: MR[:, c] += M[:, j] */
+            double *MRc = MR + (size_t)(k - r) * n;
+            for (int q = lo; q < hi; ++q) MRc[rows ? rows[q] : q] += Mj[rows ? rows[q] : q];
+            continue;
         }
-    double *zi = mr->zw;
-    for (int r = 0; r < d; ++r) {
-        double s = 0;
-        for (int i = 0; i < n; ++i) s += mr->R[i + (size_t)r * n] * mr->tmp[i];
-        zi[r] = s;
+        for (int q = lo; q < hi; ++q) tmp[rows ? rows[q] : q] -= Mj[rows ? rows[q] : q] * x[j];
         for (int c = 0; c < d; ++c) {
-            double v = 0;
-            for (int i = 0; i < n; ++i) v += mr->R[i + (size_t)r * n] * mr->MR[i + (size_t)c * n];
-            mr->Mb[r + (size_t)c * d] = v;
+            double rjc = R[j + (size_t)c * n];
+            double *MRc = MR + (size_t)c * n;
+            if (rjc != 0)
+                for (int q = lo; q < hi; ++q) MRc[rows ? rows[q] : q] += Mj[rows ? rows[q] : q] * rjc;
+        }
+    }
+    double *zi = mr->zw;
+    for (int a_ = 0; a_ < d; ++a_) {
+        const double *Ra = R + (size_t)a_ * n;
+        double s = tmp[ind[a_]];
+        for (int k = 0; k < r; ++k) s += Ra[dep[k]] * tmp[dep[k]];
+        zi[a_] = s;
+        for (int c = a_; c < d; ++c) {
+            const double *MRc = MR + (size_t)c * n;
+            double v = MRc[ind[a_]];
+            for (int k = 0; k < r; ++k) v += Ra[dep[k]] * MRc[dep[k]];
+            mr->Mb[a_ + (size_t)c * d] = mr->Mb[c + (size_t)a_ * d] = v;
         }
     }
     if ((rc = mb_chol_factor(d, mr->Mb, err, errlen))) return rc;
     if ((rc = mb_chol_solve(d, mr->Mb, 1, zi, err, errlen))) return rc;
-    for (int i = 0; i < n; ++i) {
-        double s = mr->x[i];
-        for (int c = 0; c < d; ++c) s += mr->R[i + (size_t)c * n] * zi[c];
-        zdd[i] = s;
-        if (!isfinite(s))
-            return mb_fail(err, errlen, MB_ERR_NAN, "acceleration zdd[%d] (%s) is %g at t = %.10g", i, zn ? zn[i] : "?", s, t);
+    for (int i = 0; i < n; ++i) zdd[i] = x[i];
+    for (int c = 0; c < d; ++c) {
+        zdd[ind[c]] += zi[c];
+        for (int k = 0; k < r; ++k) zdd[dep[k]] += R[dep[k] + (size_t)c * n] * zi[c];
     }
+    for (int i = 0; i < n; ++i)
+        if (!isfinite(zdd[i]))
+            return mb_fail(err, errlen, MB_ERR_NAN, "acceleration zdd[%d] (%s) is %g at t = %.10g", i, zn ? zn[i] : "?",
+                           zdd[i], t);
     return MB_OK;
 }
 

@@ -26,6 +26,9 @@ struct mb_kin {
     double *prefer;       /* nz column weights of the first automatic choice, or NULL */
     int keep_prefer;      /* until the first velocity solve: keep the preferred choice while it is regular */
     long reselections;
+    long factorizations;  /* of the dependent block (mb_kin_factor calls that did the work) */
+    int factored;         /* J and A hold Phi_z and its factors at (tf, zf, pf) */
+    double tf, *zf, *pf;  /* nz, np */
     double *work;         /* the model functions' workspace */
 };
 
@@ -49,6 +52,8 @@ void mb_kin_free(mb_kin *k) {
     free(k->vec);
     free(k->b);
     free(k->zt);
+    free(k->zf);
+    free(k->pf);
     free(k->prefer);
     free(k->work);
     mb_linalg_free(k->ws);
@@ -92,7 +97,8 @@ mb_kin *mb_kin_create(const mb_model *m, const mb_kin_options *o, char *err, siz
         !(k->J = calloc(nc * nz, sizeof *k->J)) || !(k->Jv = calloc(nc * nz, sizeof *k->Jv)) ||
         !(k->A = calloc(nc * nz, sizeof *k->A)) || !(k->phi = calloc(nc, sizeof *k->phi)) ||
         !(k->vec = calloc(nc, sizeof *k->vec)) || !(k->b = calloc(nc * (nz + 1), sizeof *k->b)) ||
-        !(k->zt = calloc(nz, sizeof *k->zt)) || !(k->work = mb_work_alloc(m)))
+        !(k->zt = calloc(nz, sizeof *k->zt)) || !(k->zf = calloc(nz, sizeof *k->zf)) ||
+        !(k->pf = calloc((size_t)m->np + 1, sizeof *k->pf)) || !(k->work = mb_work_alloc(m)))
         goto nomem;
     if (m->nc > 0 && !(k->ws = mb_linalg_create(m->nc, m->nz, m->nz + 1, err, errlen))) {
         mb_kin_free(k);
@@ -218,7 +224,7 @@ static void list_names(const mb_kin *k, const int *idx, int n, char *buf, size_t
         used += (size_t)snprintf(buf + used, len - used, "%s%s", j ? ", " : "", zname(k->m, idx[j]));
 }
 
-int mb_kin_factor(mb_kin *k, double t, const double *z, const double *p, char *err, size_t errlen) {
+static int factor_at(mb_kin *k, double t, const double *z, const double *p, char *err, size_t errlen) {
     int rc, ok = 0;
     double ratio = 0;
     if (k->nc == 0) {
@@ -271,6 +277,25 @@ int mb_kin_factor(mb_kin *k, double t, const double *z, const double *p, char *e
                        "model %s: at t = %.10g no choice of independent coordinates is regular (was: %s)",
                        mname(k->m), t, names);
     /* The fresh choice is the best pivoting finds, even when below reselect_tol. */
+    return MB_OK;
+}
+
+/* Phi_z and the factors of its dependent block are functions of (t, z, p): at the point of the current ones there
+ * is nothing to redo (the first Newton step after the projection's own factorization, the last one when the guess
+ * already assembles), so a factorization is never repeated at the same point; the result is the same bit for bit. */
+int mb_kin_factor(mb_kin *k, double t, const double *z, const double *p, char *err, size_t errlen) {
+    size_t zbytes = (size_t)k->nz * sizeof(double), pbytes = (size_t)k->m->np * sizeof(double);
+    if (k->factored && t == k->tf && memcmp(z, k->zf, zbytes) == 0 &&
+        (pbytes == 0 || (p && memcmp(p, k->pf, pbytes) == 0)))
+        return MB_OK;
+    k->factored = 0;
+    int rc = factor_at(k, t, z, p, err, errlen);
+    if (rc || k->nc == 0 || (pbytes > 0 && !p)) return rc;
+    k->factored = 1;
+    k->tf = t;
+    memcpy(k->zf, z, zbytes);
+    if (pbytes > 0) memcpy(k->pf, p, pbytes);
+    ++k->factorizations;
     return MB_OK;
 }
 
@@ -445,6 +470,7 @@ int mb_kin_prefer(mb_kin *k, const double *v) {
      * whose tolerance is far below 1e-3). */
     for (int c = 0; c < k->nz; ++c) k->prefer[c] = v[c] != 0 ? 1e-3 : 1;
     k->keep_prefer = 1;
+    k->factored = 0;
     return MB_OK;
 }
 
@@ -456,11 +482,14 @@ int mb_kin_set_independent(mb_kin *k, const int *ind, int count) {
         k->is_ind[ind[j]] = 1;
     }
     lists_from_flags(k);
+    k->factored = 0;
     return MB_OK;
 }
 
 int mb_kin_dof(const mb_kin *k) { return k->dof; }
 int mb_kin_rank(const mb_kin *k) { return k->rank; }
 const int *mb_kin_independent(const mb_kin *k) { return k->ind; }
+const int *mb_kin_dependent(const mb_kin *k) { return k->dep; }
 long mb_kin_reselections(const mb_kin *k) { return k->reselections; }
+long mb_kin_factorizations(const mb_kin *k) { return k->factorizations; }
 const mb_kin_options *mb_kin_get_options(const mb_kin *k) { return &k->o; }

@@ -76,7 +76,9 @@ int mb_kin_set_independent(mb_kin *k, const int *ind, int count);
 int mb_kin_dof(const mb_kin *k);            /* -1 before the first mb_kin_factor */
 int mb_kin_rank(const mb_kin *k);
 const int *mb_kin_independent(const mb_kin *k);  /* dof indices, ascending */
+const int *mb_kin_dependent(const mb_kin *k);    /* rank indices, ascending */
 long mb_kin_reselections(const mb_kin *k);  /* changes of the choice after the first one */
+long mb_kin_factorizations(const mb_kin *k); /* factorizations of the dependent block (none repeated at one point) */
 const mb_kin_options *mb_kin_get_options(const mb_kin *k);
 
 #endif

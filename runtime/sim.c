@@ -558,6 +558,11 @@ long mb_sim_reselections(const mb_sim *s) {
     return k ? mb_kin_reselections(k) : 0;
 }
 
+long mb_sim_factorizations(const mb_sim *s) {
+    mb_kin *k = sim_kin(s);
+    return k ? mb_kin_factorizations(k) : 0;
+}
+
 int mb_sim_constraint_violation(mb_sim *s, double v[3]) {
     v[0] = v[1] = v[2] = 0;
     mb_kin *k = sim_kin(s);

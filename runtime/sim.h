@@ -117,6 +117,8 @@ int mb_sim_constraint_violation(mb_sim *s, double v[3]);
 /* Degrees of freedom and the changes of the independent coordinates (matrix_r, al3; else nz and 0). */
 int mb_sim_dof(const mb_sim *s);
 long mb_sim_reselections(const mb_sim *s);
+/* Factorizations of the constraints' dependent block (matrix_r, al3: none repeated at one point; else 0). */
+long mb_sim_factorizations(const mb_sim *s);
 /* Work counters since create (set_state does not reset them). */
 void mb_sim_stats(const mb_sim *s, mb_stats *out);
 /* The message of the last failed call ("" if none). */

@@ -117,6 +117,11 @@ tap.ok(math.abs(last[col["z.chassis_float.z"]] - first[col["z.chassis_float.z"]]
 tap.ok(math.abs(last[col["zd.chassis_float.x"]] - 30) < 0.05, string.format("coasts at 30 m/s (%.4f)", last[col["zd.chassis_float.x"]]))
 local p, v, a = out:match("position (%S+), velocity (%S+), acceleration (%S+)")
 tap.ok(tonumber(p) < 1e-10 and tonumber(v) < 1e-10 and tonumber(a) < 1e-10, "loops closed at position, velocity, acceleration level")
+-- Per evaluation: one factorization where the stage's guess already assembles, two where Newton moves it (at the
+-- guess, at the solution), never a second one at the same point (3.25 per evaluation before).
+local per = tonumber(out:match("factorizations %((%S+) per function evaluation%)"))
+tap.ok(per and per >= 1 and per <= 2, string.format("at most two factorizations of the dependent block per evaluation (%s)",
+  tostring(per)))
 local bal = tonumber(out:match("balance %S+ %(relative (%S+)%)"))
 tap.ok(bal and math.abs(bal) < 1e-5, string.format("energy balance E1 - E0 - W_nc, relative %s", tostring(bal)))
 local z_static = first[col["z.chassis_float.z"]]

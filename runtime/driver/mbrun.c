@@ -550,6 +550,9 @@ static int run(const run_args *a) {
         }
         printf("steps %ld, function evaluations %ld, rejected %ld, Newton iterations %ld, Jacobian evaluations %ld\n",
                st.steps, st.rhs_evals, st.rejected, st.newton_iters, st.jac_evals);
+        if (m->nc > 0)
+            printf("dependent block of Phi_z: %ld factorizations (%.3g per function evaluation)\n",
+                   mb_sim_factorizations(s), st.rhs_evals > 0 ? (double)mb_sim_factorizations(s) / st.rhs_evals : 0.0);
         printf("wall time %.4g s, real-time factor %.4g\n", wall, wall > 0 ? a->t_end / wall : INFINITY);
         if (a->out) printf("wrote %s (%ld rows)\n", a->out, mb_csv_rows(csv));
         fflush(stdout);

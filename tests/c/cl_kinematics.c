@@ -63,6 +63,16 @@ int main(void) {
     double z[3], p[1] = {0.4}, v[3], dz[3] = {0.2, -0.15, 0.1};
     int it = 0;
     is_int(mb_kin_factor(k, 0, fb_z0, p, err, sizeof err), MB_OK, "factor at the assembled start");
+    /* Never two factorizations at one point (t, z, p); any change of one of them factors again. */
+    long f0 = mb_kin_factorizations(k);
+    mb_kin_factor(k, 0, fb_z0, p, err, sizeof err);
+    is_int(mb_kin_factorizations(k), f0, "a second factorization at the same point is not done");
+    double pz[3] = {fb_z0[0], fb_z0[1], fb_z0[2] + 1e-9}, p2[1] = {0.4 + 1e-12};
+    mb_kin_factor(k, 0, pz, p, err, sizeof err);
+    mb_kin_factor(k, 1e-9, pz, p, err, sizeof err);
+    mb_kin_factor(k, 1e-9, pz, p2, err, sizeof err);
+    is_int(mb_kin_factorizations(k), f0 + 3, "another z, t or p factors again");
+    mb_kin_factor(k, 0, fb_z0, p, err, sizeof err);
     for (int i = 0; i < 3; ++i) z[i] = fb_z0[i] + (i == mb_kin_independent(k)[0] ? 0 : dz[i]);
     is_int(mb_kin_dof(k), 1, "one degree of freedom found from the rank of Phi_z");
     is_int(mb_kin_rank(k), 2, "rank 2");
