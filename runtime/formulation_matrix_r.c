@@ -14,6 +14,7 @@ struct mb_mr {
     double *M, *Q, *R, *MR, *Mb;  /* nz x nz each (R, MR: nz x dof; Mb: dof x dof) */
     double *x, *zw, *zdw, *zlast, *tmp;  /* nz */
     double *work;                 /* the model functions' workspace */
+    int *colptr, *rowind;         /* M's structural non-zeros by column: its pattern, or every row */
     int have_last;
     long pos_iters;
 };
@@ -32,6 +33,8 @@ void mb_mr_free(mb_mr *mr) {
     free(mr->zlast);
     free(mr->tmp);
     free(mr->work);
+    free(mr->colptr);
+    free(mr->rowind);
     free(mr);
 }
 
@@ -61,6 +64,11 @@ mb_mr *mb_mr_create(const mb_model *m, const mb_kin_options *o, char *err, size_
         !(mr->zlast = calloc(n, sizeof(double))) || !(mr->tmp = calloc(n, sizeof(double))) ||
         !(mr->work = mb_work_alloc(m)))
         goto nomem;
+    const mb_pattern *pat = m->mass_pattern;
+    size_t nnz = pat ? (size_t)pat->colptr[n] : n * n;
+    if (!(mr->colptr = calloc(n + 1, sizeof(int))) || !(mr->rowind = calloc(nnz + 1, sizeof(int)))) goto nomem;
+    for (size_t j = 0; j <= n; ++j) mr->colptr[j] = pat ? pat->colptr[j] : (int)(j * n);
+    for (size_t q = 0; q < nnz; ++q) mr->rowind[q] = pat ? pat->rowind[q] : (int)(q % n);
     return mr;
 nomem:
     mb_mr_free(mr);
@@ -119,8 +127,7 @@ int mb_mr_accel(mb_mr *mr, double t, const double *z, const double *zd, const do
     /* tmp = Q - M x; MR = M R; Mb = R' M R; zdd_i from Mb zdd_i = R' tmp. R is the identity in the independent rows
      * (R[ind[c]][c] = 1, zeros beside it) and x is zero there, so the products run over the dependent rows only,
      * over M's structural non-zeros (its pattern), and over one triangle of the symmetric Mb. */
-    const int *ind = mb_kin_independent(mr->kin), *dep = mb_kin_dependent(mr->kin);
-    const mb_pattern *pat = mr->m->mass_pattern;
+    const int *ind = mb_kin_independent(mr->kin), *dep = mb_kin_dependent(mr->kin), *rows = mr->rowind;
     int r = n - d;
     const double *M = mr->M, *R = mr->R, *x = mr->x;
     double *MR = mr->MR, *tmp = mr->tmp;
@@ -129,19 +136,18 @@ int mb_mr_accel(mb_mr *mr, double t, const double *z, const double *zd, const do
     for (int k = 0; k < r + d; ++k) {   /* the dependent columns of M, then the independent ones */
         int j = k < r ? dep[k] : ind[k - r];
         const double *Mj = M + (size_t)j * n;
-        const int *rows = pat ? pat->rowind : NULL;
-        int lo = pat ? pat->colptr[j] : 0, hi = pat ? pat->colptr[j + 1] : n;
+        int lo = mr->colptr[j], hi = mr->colptr[j + 1];
         if (k >= r) {   /* R's row j is e_c: MR[:, c] += M[:, j] */
             double *MRc = MR + (size_t)(k - r) * n;
-            for (int q = lo; q < hi; ++q) MRc[rows ? rows[q] : q] += Mj[rows ? rows[q] : q];
+            for (int q = lo; q < hi; ++q) MRc[rows[q]] += Mj[rows[q]];
             continue;
         }
-        for (int q = lo; q < hi; ++q) tmp[rows ? rows[q] : q] -= Mj[rows ? rows[q] : q] * x[j];
+        for (int q = lo; q < hi; ++q) tmp[rows[q]] -= Mj[rows[q]] * x[j];
         for (int c = 0; c < d; ++c) {
             double rjc = R[j + (size_t)c * n];
             double *MRc = MR + (size_t)c * n;
             if (rjc != 0)
-                for (int q = lo; q < hi; ++q) MRc[rows ? rows[q] : q] += Mj[rows ? rows[q] : q] * rjc;
+                for (int q = lo; q < hi; ++q) MRc[rows[q]] += Mj[rows[q]] * rjc;
         }
     }
     double *zi = mr->zw;

@@ -209,7 +209,7 @@ static int factor_dep(mb_kin *k, int *ok, double *ratio, char *err, size_t errle
     int r = k->rank, rd = 0, rc;
     for (int j = 0; j < r; ++j)
         memcpy(k->A + (size_t)j * k->nc, k->J + (size_t)k->dep[j] * k->nc, (size_t)k->nc * sizeof(double));
-    if ((rc = mb_qrp_factor(k->ws, k->nc, r, k->A, k->o.rank_tol, &rd, err, errlen))) return rc;
+    if ((rc = mb_qrp_factor_small(k->ws, k->nc, r, k->A, k->o.rank_tol, &rd, err, errlen))) return rc;
     double r11 = fabs(k->A[0]), rrr = fabs(k->A[(size_t)(r - 1) * k->nc + (r - 1)]);
     *ratio = r11 > 0 ? rrr / r11 : 0;
     *ok = rd == r && *ratio >= k->o.reselect_tol;

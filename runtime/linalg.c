@@ -230,6 +230,67 @@ int mb_qrp_factor(mb_linalg *ws, int m, int n, double *a, double tol, int *rank,
     return MB_OK;
 }
 
+/* Small blocks: at the sizes of a vehicle's dependent block (19 x 19) reference LAPACK spends more in its call
+ * layers (lsame_, dnrm2_'s scaling, dlarf through dgemv/dger) than in the arithmetic; these plain loops do the same
+ * Householder factorization in its storage. */
+#define MB_QRP_SMALL (64 * 64)
+
+int mb_qrp_factor_small(mb_linalg *ws, int m, int n, double *a, double tol, int *rank, char *err, size_t errlen) {
+    if ((size_t)m * n > MB_QRP_SMALL) return mb_qrp_factor(ws, m, n, a, tol, rank, err, errlen);
+    int rc = check_ws(ws, m, n, 0, "pivoted QR", err, errlen);
+    if (rc) return rc;
+    if ((rc = check_finite(m * n, a, "pivoted QR input", err, errlen))) return rc;
+    int k = imin(m, n);
+    for (int j = 0; j < n; ++j) ws->piv0[j] = j;
+    for (int s = 0; s < k; ++s) {
+        /* The pivot: the largest norm of the remaining rows, the first of equals (as dgeqp3's idamax); norms are
+         * recomputed, not downdated, so they are exact. */
+        int p = s;
+        double best = -1;
+        for (int j = s; j < n; ++j) {
+            const double *c = a + (size_t)j * m;
+            double v = 0;
+            for (int i = s; i < m; ++i) v += c[i] * c[i];
+            if (v > best) best = v, p = j;
+        }
+        if (p != s) {
+            double *cs = a + (size_t)s * m, *cp = a + (size_t)p * m;
+            for (int i = 0; i < m; ++i) {
+                double t = cs[i];
+                cs[i] = cp[i];
+                cp[i] = t;
+            }
+            int t = ws->piv0[s];
+            ws->piv0[s] = ws->piv0[p];
+            ws->piv0[p] = t;
+        }
+        /* H = I - tau v v' with v = (1, c[s+1..]) maps column s to (beta, 0, ...) (LAPACK's dlarfg). */
+        double *c = a + (size_t)s * m, alpha = c[s], xn = 0;
+        for (int i = s + 1; i < m; ++i) xn += c[i] * c[i];
+        if (xn == 0) {
+            ws->tau[s] = 0;
+            continue;
+        }
+        double beta = -copysign(sqrt(alpha * alpha + xn), alpha), scale = 1 / (alpha - beta);
+        ws->tau[s] = (beta - alpha) / beta;
+        for (int i = s + 1; i < m; ++i) c[i] *= scale;
+        c[s] = beta;
+        for (int j = s + 1; j < n; ++j) {
+            double *cj = a + (size_t)j * m, w = cj[s];
+            for (int i = s + 1; i < m; ++i) w += c[i] * cj[i];
+            w *= ws->tau[s];
+            cj[s] -= w;
+            for (int i = s + 1; i < m; ++i) cj[i] -= w * c[i];
+        }
+    }
+    for (int j = 0; j < n; ++j) ws->jpvt[j] = ws->piv0[j] + 1;
+    int r = 0;
+    double lim = default_tol(m, n, tol) * fabs(a[0]);
+    while (r < k && fabs(a[r + (size_t)r * m]) > lim) ++r;
+    if (rank) *rank = r;
+    return MB_OK;
+}
+
 int mb_qrp_solve(mb_linalg *ws, int m, int n, int rank, const double *qr, int nrhs, double *b, char *err,
                  size_t errlen) {
     int rc = check_ws(ws, m, n, nrhs, "pivoted QR solve", err, errlen);
@@ -238,10 +299,32 @@ int mb_qrp_solve(mb_linalg *ws, int m, int n, int rank, const double *qr, int nr
         return mb_fail(err, errlen, MB_ERR_SINGULAR, "least squares: the matrix has rank %d", rank);
     if (nrhs == 0) return MB_OK;
     int info = 0, k = imin(m, n), ldb = imax(m, n);
-    dormqr_("L", "T", &m, &nrhs, &k, qr, &m, ws->tau, b, &ldb, ws->work, &ws->lwork, &info, 1, 1);
-    if (info < 0) return lapack_arg(err, errlen, "dormqr", info);
-    dtrtrs_("U", "N", "N", &rank, &nrhs, qr, &m, b, &ldb, &info, 1, 1, 1);
-    if (info < 0) return lapack_arg(err, errlen, "dtrtrs", info);
+    if ((size_t)m * n > MB_QRP_SMALL) {
+        dormqr_("L", "T", &m, &nrhs, &k, qr, &m, ws->tau, b, &ldb, ws->work, &ws->lwork, &info, 1, 1);
+        if (info < 0) return lapack_arg(err, errlen, "dormqr", info);
+        dtrtrs_("U", "N", "N", &rank, &nrhs, qr, &m, b, &ldb, &info, 1, 1, 1);
+        if (info < 0) return lapack_arg(err, errlen, "dtrtrs", info);
+    } else {   /* Q' b, then R x = (Q' b)[0 .. rank) by back substitution, in plain loops (see MB_QRP_SMALL) */
+        for (int j = 0; j < rank && !info; ++j)
+            if (qr[j + (size_t)j * m] == 0) info = j + 1;
+        for (int c = 0; c < nrhs && !info; ++c) {
+            double *x = b + (size_t)c * ldb;
+            for (int s = 0; s < k; ++s) {
+                const double *v = qr + (size_t)s * m;
+                double w = x[s];
+                if (ws->tau[s] == 0) continue;
+                for (int i = s + 1; i < m; ++i) w += v[i] * x[i];
+                w *= ws->tau[s];
+                x[s] -= w;
+                for (int i = s + 1; i < m; ++i) x[i] -= w * v[i];
+            }
+            for (int j = rank - 1; j >= 0; --j) {
+                double s = x[j];
+                for (int l = j + 1; l < rank; ++l) s -= qr[j + (size_t)l * m] * x[l];
+                x[j] = s / qr[j + (size_t)j * m];
+            }
+        }
+    }
     if (info > 0)
         return mb_fail(err, errlen, MB_ERR_SINGULAR, "least squares: R(%d,%d) is exactly zero", info, info);
     for (int c = 0; c < nrhs; ++c) {

@@ -55,6 +55,10 @@ int mb_lu_rcond(mb_linalg *ws, int n, const double *lu, double anorm, double *rc
 int mb_qrp_factor(mb_linalg *ws, int m, int n, double *a, double tol, int *rank,
                   char *err, size_t errlen);
 const int *mb_linalg_pivots(const mb_linalg *ws);
+/* The same factorization (storage, pivots, rank) by plain loops for blocks up to 64 x 64 (larger ones go to
+ * mb_qrp_factor): the column norms are exact at every step where dgeqp3 downdates them, so near-ties may pivot
+ * differently. For the blocks factored at every evaluation (the kinematic solves' dependent block). */
+int mb_qrp_factor_small(mb_linalg *ws, int m, int n, double *a, double tol, int *rank, char *err, size_t errlen);
 /* Basic least-squares solution from the factor of mb_qrp_factor: the `rank`
  * leading pivoted columns are used, the others get zero. B is ldb x nrhs with
  * ldb = max(m, n): on entry its first m rows hold the right-hand sides, on exit

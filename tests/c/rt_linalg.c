@@ -112,6 +112,39 @@ int main(void) {
     is_int(mb_lstsq(ws, 2, 2, 1, Zm, zr, 0, &rank, err, sizeof err), MB_ERR_SINGULAR,
            "zero matrix least squares: MB_ERR_SINGULAR (%s)", err);
 
+    /* The small-block factorization: on a seeded random 7 x 5 matrix with a dependent column the same rank, the same
+     * pivots and |R_ii| as dgeqp3's to round-off, and the same solve. */
+    mb_linalg *w2 = mb_linalg_create(7, 5, 2, err, sizeof err);
+    double A1[35], A2[35], B1[14], B2[14];
+    unsigned long long s = 12345;
+    for (int i = 0; i < 35; ++i) {
+        s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+        A1[i] = (double)(s >> 11) / 9007199254740992.0 - 0.5;
+    }
+    for (int i = 0; i < 7; ++i) A1[i + 7 * 3] = A1[i] - 2 * A1[i + 7];   /* column 3 = column 0 - 2 column 1 */
+    for (int i = 0; i < 14; ++i) B1[i] = B2[i] = (double)(i % 5) - 1.5;
+    memcpy(A2, A1, sizeof A1);
+    int ra = -1, rb = -2, p1[5];
+    is_int(mb_qrp_factor(w2, 7, 5, A1, 1e-10, &ra, err, sizeof err), MB_OK, "dgeqp3 of the 7 x 5 matrix");
+    memcpy(p1, mb_linalg_pivots(w2), sizeof p1);
+    double d1[5];
+    for (int j = 0; j < 5; ++j) d1[j] = fabs(A1[j + 7 * j]);
+    is_int(mb_qrp_solve(w2, 7, 5, ra, A1, 2, B1, err, sizeof err), MB_OK, "its solve");
+    is_int(mb_qrp_factor_small(w2, 7, 5, A2, 1e-10, &rb, err, sizeof err), MB_OK, "the small-block factorization");
+    const int *p2 = mb_linalg_pivots(w2);
+    int same = ra == 4 && rb == 4;
+    double dd = 0, db = 0;
+    for (int j = 0; j < 5; ++j) {
+        same = same && p1[j] == p2[j];
+        if (j < 4) dd = fmax(dd, fabs(fabs(A2[j + 7 * j]) - d1[j]));
+    }
+    ok(same && dd < 1e-14, "rank 4, the same pivots and |R_ii| to %.1g", dd);
+    is_int(mb_qrp_solve(w2, 7, 5, rb, A2, 2, B2, err, sizeof err), MB_OK, "its solve");
+    for (int i = 0; i < 14; ++i)
+        if (i % 7 < 5) db = fmax(db, fabs(B1[i] - B2[i]));
+    ok(db < 1e-12, "the same least-squares solutions, two right-hand sides (%.1g)", db);
+    mb_linalg_free(w2);
+
     mb_linalg_free(ws);
     ok(mb_linalg_create(0, 3, 1, err, sizeof err) == NULL && strstr(err, ">= 1"), "bad sizes refused: %s", err);
     is_int(strcmp(mb_status_name(MB_ERR_NEWTON), "MB_ERR_NEWTON"), 0, "status names");
