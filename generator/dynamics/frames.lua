@@ -6,6 +6,7 @@
 -- Each body's x axis is the common normal to its first child's axis (Denavit-Hartenberg-like), so that child's P
 -- is a rotation about x (five structural entries); coordinate axes give signed permutations.
 local E = require "sym.expr"
+local V3 = require "model.vec3"
 
 local F = {}
 
@@ -40,33 +41,12 @@ local function snap(x)
   return x
 end
 
-local function dot(a, b) return a[1] * b[1] + a[2] * b[2] + a[3] * b[3] end
-local function cross(a, b) return { a[2] * b[3] - a[3] * b[2], a[3] * b[1] - a[1] * b[3], a[1] * b[2] - a[2] * b[1] } end
+local dot, cross, matvec, mattvec = V3.dot, V3.cross, V3.matvec, V3.mattvec
+local columns, matmul, transpose = V3.columns, V3.matmul, V3.transpose
 local function norm(a) return math.sqrt(dot(a, a)) end
 local function unit(a)
   local n = norm(a)
   return { snap(a[1] / n), snap(a[2] / n), snap(a[3] / n) }
-end
-local function mattvec(A, v)
-  return { A[1][1] * v[1] + A[2][1] * v[2] + A[3][1] * v[3], A[1][2] * v[1] + A[2][2] * v[2] + A[3][2] * v[3],
-           A[1][3] * v[1] + A[2][3] * v[2] + A[3][3] * v[3] }
-end
-local function matvec(A, v)
-  return { dot(A[1], v), dot(A[2], v), dot(A[3], v) }
-end
-local function columns(x, y, z)
-  return { { x[1], y[1], z[1] }, { x[2], y[2], z[2] }, { x[3], y[3], z[3] } }
-end
-local function matmul(A, B)
-  local C = {}
-  for i = 1, 3 do
-    C[i] = {}
-    for j = 1, 3 do C[i][j] = A[i][1] * B[1][j] + A[i][2] * B[2][j] + A[i][3] * B[3][j] end
-  end
-  return C
-end
-local function transpose(A)
-  return { { A[1][1], A[2][1], A[3][1] }, { A[1][2], A[2][2], A[3][2] }, { A[1][3], A[2][3], A[3][3] } }
 end
 local function snap33(A)
   for i = 1, 3 do for j = 1, 3 do A[i][j] = snap(A[i][j]) end end

@@ -82,19 +82,8 @@ end
 
 -- A body's inertia about its frame's origin: mass, first moment mc and J_O = J_c + m (|c|² 1 - c cᵀ).
 local function body_inertia(N)
-  local c, m = N.c, N.m
-  local mc = V.scale(m, c)
-  local cc = V.dot(c, c)
-  local J = {}
-  for i = 1, 3 do
-    J[i] = {}
-    for j = 1, 3 do
-      local t = N.J[i][j] - mc[i] * c[j]
-      if i == j then t = t + m * cc end
-      J[i][j] = t
-    end
-  end
-  return { m = m, h = mc, J = J }
+  local I = S.inertia(N.m, N.c, N.J)
+  return { m = I.m, h = I.c, J = I.J }
 end
 NE.body_inertia = body_inertia
 

@@ -1,32 +1,14 @@
 -- model/topology.lua: turns a loaded model into the tree every formulation works on (generator/README.md).
 local errors = require "model.errors"
 local validate = require "model.validate"
+local V3 = require "model.vec3"
 
 local M = {}
 
--- Small vector helpers on numbers or nodes (operators do the mixing); 3x3 matrices are row-major.
+-- Vector helpers on numbers or nodes (model/vec3.lua: operators do the mixing); 3x3 matrices are row-major.
 local function is_num(x) return type(x) == "number" end
-local function vadd(a, b) return { a[1] + b[1], a[2] + b[2], a[3] + b[3] } end
-local function vsub(a, b) return { a[1] - b[1], a[2] - b[2], a[3] - b[3] } end
-local function vscale(s, a) return { s * a[1], s * a[2], s * a[3] } end
-local function dot(a, b) return a[1] * b[1] + a[2] * b[2] + a[3] * b[3] end
-local function cross(a, b)
-  return { a[2] * b[3] - a[3] * b[2], a[3] * b[1] - a[1] * b[3], a[1] * b[2] - a[2] * b[1] }
-end
-local function matvec(R, v)
-  return { dot(R[1], v), dot(R[2], v), dot(R[3], v) }
-end
-local function matmul(A, B)
-  local C = {}
-  for i = 1, 3 do
-    C[i] = {}
-    for j = 1, 3 do C[i][j] = A[i][1] * B[1][j] + A[i][2] * B[2][j] + A[i][3] * B[3][j] end
-  end
-  return C
-end
-local function transpose(A)
-  return { { A[1][1], A[2][1], A[3][1] }, { A[1][2], A[2][2], A[3][2] }, { A[1][3], A[2][3], A[3][3] } }
-end
+local vadd, vsub, vscale, dot, cross = V3.add, V3.sub, V3.scale, V3.dot, V3.cross
+local matvec, matmul, transpose = V3.matvec, V3.matmul, V3.transpose
 local function identity() return { { 1, 0, 0 }, { 0, 1, 0 }, { 0, 0, 1 } } end
 local function zero3() return { 0, 0, 0 } end
 local function zero33() return { { 0, 0, 0 }, { 0, 0, 0 }, { 0, 0, 0 } } end
@@ -38,8 +20,6 @@ local function is_identity(R)
   end
   return true
 end
-M.vec = { add = vadd, sub = vsub, scale = vscale, dot = dot, cross = cross, matvec = matvec,
-  matmul = matmul, transpose = transpose }
 
 local function unit(E, v)
   local n2 = dot(v, v)
