@@ -6,17 +6,9 @@
 #include <math.h>
 #include MODEL_HEADER
 #include "ref_tree.h"
+#include "relerr.h"
 #include REF_HEADER
 
-static double relerr(const double *a, const double *b, int n)
-{
-    double e = 0, s = 0;
-    for (int i = 0; i < n; ++i) {
-        if (fabs(a[i] - b[i]) > e || a[i] != a[i]) e = a[i] != a[i] ? INFINITY : fabs(a[i] - b[i]);
-        if (fabs(b[i]) > s) s = fabs(b[i]);
-    }
-    return e / (s > 1e-300 ? s : 1.0);
-}
 
 static double worst(double w, double e) { return e > w || e != e ? e : w; }
 

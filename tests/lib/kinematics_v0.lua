@@ -9,18 +9,8 @@ local K = {}
 
 local IDENTITY = { { 1, 0, 0 }, { 0, 1, 0 }, { 0, 0, 1 } }
 
--- Symbols of the run-time arrays, 1-based: z[k] is E.symbol("z", k - 1).
-function K.symbols(tree)
-  local n = #tree.bodies
-  local s = { t = E.symbol("t", nil, "t"), z = {}, zd = {}, zdd = {}, p = {}, u = {} }
-  for k = 1, n do
-    local name = tree.coords[k].name
-    s.z[k] = E.symbol("z", k - 1, name)
-    s.zd[k] = E.symbol("zd", k - 1, name)
-    s.zdd[k] = E.symbol("zdd", k - 1, name)
-  end
-  return s
-end
+-- Symbols of the run-time arrays: the generator's (they do not depend on the frames).
+K.symbols = require("dynamics.kinematics").symbols
 
 -- The pose of body k's frame in the world: rotation A (columns: body axes) and origin o.
 -- Ground is body 0. Returns per body { A, o, u (axis, world), r (joint point, world), b (screw),

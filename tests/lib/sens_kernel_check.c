@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "relerr.h"
 #include MODEL_HEADER
 
 #ifdef MB_COMPLEX
@@ -43,18 +44,6 @@ static mb_real *work;
 static void call(mb_fn *f, const mb_args *a, mb_real *out)
 {
     if (!f || f(a, out, work) != MB_FN_OK) bad_status++;
-}
-
-/* max |a - b| / max |b| over n values (a NaN counts as infinitely wrong). */
-static double relerr(const double *a, const double *b, int n)
-{
-    double e = 0, s = 0;
-    for (int i = 0; i < n; ++i) {
-        double d = fabs(a[i] - b[i]);
-        if (d > e || d != d) e = d != d ? INFINITY : d;
-        if (fabs(b[i]) > s) s = fabs(b[i]);
-    }
-    return e / (s > 1e-300 ? s : 1.0);
 }
 
 static void worst(double *w, double e) { if (e > *w || e != e) *w = e; }

@@ -1,0 +1,18 @@
+/* relerr.h: the error measure of the comparison programs: max |a - b| over max |b| (a NaN counts as infinitely
+ * wrong; an all-zero b compares absolutely). */
+#ifndef MB_TESTS_RELERR_H
+#define MB_TESTS_RELERR_H
+#include <math.h>
+
+static double relerr(const double *a, const double *b, int n)
+{
+    double e = 0, s = 0;
+    for (int i = 0; i < n; ++i) {
+        double d = fabs(a[i] - b[i]);
+        if (d > e || d != d) e = d != d ? INFINITY : d;
+        if (fabs(b[i]) > s) s = fabs(b[i]);
+    }
+    return e / (s > 1e-300 ? s : 1.0);
+}
+
+#endif
