@@ -10,7 +10,8 @@ local K = {}
 local IDENTITY = { { 1, 0, 0 }, { 0, 1, 0 }, { 0, 0, 1 } }
 
 -- Symbols of the run-time arrays: the generator's (they do not depend on the frames).
-K.symbols = require("dynamics.kinematics").symbols
+local K1 = require "dynamics.kinematics"
+K.symbols = K1.symbols
 
 -- The pose of body k's frame in the world: rotation A (columns: body axes) and origin o.
 -- Ground is body 0. Returns per body { A, o, u (axis, world), r (joint point, world), b (screw),
@@ -49,16 +50,7 @@ function K.point(kin, k, x)
   return V.add(q.o, V.matvec(q.A, x))
 end
 
--- True when j is k or an ancestor of k (j ⪯ k); ground (0) is everyone's ancestor.
-function K.ancestors(tree)
-  local anc = {}
-  for k, body in ipairs(tree.bodies) do
-    local set = { [k] = true }
-    local p = body.parent
-    while p ~= 0 do set[p] = true; p = tree.bodies[p].parent end
-    anc[k] = set
-  end
-  return anc
-end
+-- Ancestor sets: the generator's (topology only, no frames).
+K.ancestors = K1.ancestors
 
 return K
