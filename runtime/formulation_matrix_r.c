@@ -15,6 +15,7 @@ struct mb_mr {
     double *x, *zw, *zdw, *zlast, *tmp;  /* nz */
     double *work;                 /* the model functions' workspace */
     int *colptr, *rowind;         /* M's structural non-zeros by column: its pattern, or every row */
+    int *empty;                   /* nz + 1 zeros: R's pattern when no coordinate is dependent */
     int have_last;
     long pos_iters;
 };
@@ -35,6 +36,7 @@ void mb_mr_free(mb_mr *mr) {
     free(mr->work);
     free(mr->colptr);
     free(mr->rowind);
+    free(mr->empty);
     free(mr);
 }
 
@@ -66,7 +68,9 @@ mb_mr *mb_mr_create(const mb_model *m, const mb_kin_options *o, char *err, size_
         goto nomem;
     const mb_pattern *pat = m->mass_pattern;
     size_t nnz = pat ? (size_t)pat->colptr[n] : n * n;
-    if (!(mr->colptr = calloc(n + 1, sizeof(int))) || !(mr->rowind = calloc(nnz + 1, sizeof(int)))) goto nomem;
+    if (!(mr->colptr = calloc(n + 1, sizeof(int))) || !(mr->rowind = calloc(nnz + 1, sizeof(int))) ||
+        !(mr->empty = calloc(n + 1, sizeof(int))))
+        goto nomem;
     for (size_t j = 0; j <= n; ++j) mr->colptr[j] = pat ? pat->colptr[j] : (int)(j * n);
     for (size_t q = 0; q < nnz; ++q) mr->rowind[q] = pat ? pat->rowind[q] : (int)(q % n);
     return mr;
@@ -109,7 +113,8 @@ int mb_mr_accel(mb_mr *mr, double t, const double *z, const double *zd, const do
     mr->m->mass(&a, mr->M, mr->work);
     mr->m->forces(&a, mr->Q, mr->work);
     const char *const *zn = mr->m->z_names;
-    for (int i = 0; i < n * n; ++i)
+    int finite = mb_all_finite(mr->M, (size_t)n * n);
+    for (int i = 0; i < n * n && !finite; ++i)
         if (!isfinite(mr->M[i]))
             return mb_fail(err, errlen, MB_ERR_NAN, "mass matrix M(%d, %d) (%s, %s) is %g at t = %.10g", i % n, i / n,
                            zn ? zn[i % n] : "?", zn ? zn[i / n] : "?", mr->M[i], t);
@@ -124,42 +129,46 @@ int mb_mr_accel(mb_mr *mr, double t, const double *z, const double *zd, const do
         return MB_OK;
     }
     if ((rc = mb_kin_R(mr->kin, mr->R, err, errlen))) return rc;
-    /* tmp = Q - M x; MR = M R; Mb = R' M R; zdd_i from Mb zdd_i = R' tmp. R is the identity in the independent rows
-     * (R[ind[c]][c] = 1, zeros beside it) and x is zero there, so the products run over the dependent rows only,
-     * over M's structural non-zeros (its pattern), and over one triangle of the symmetric Mb. */
+    /* tmp = Q - M x; MR = M R; Mb = R' M R; zdd_i from Mb zdd_i = R' tmp. Column c of R is e_ind[c] plus the
+     * dependent coordinates its pattern lists (those of the blocks of Phi_z's dependent block that coordinate
+     * ind[c] reaches), and x is zero in the independent rows: the products run over those entries, over M's
+     * structural non-zeros (its pattern), and over one triangle of the symmetric Mb. */
     const int *ind = mb_kin_independent(mr->kin), *dep = mb_kin_dependent(mr->kin), *rows = mr->rowind;
+    const int *rp, *ri;
     int r = n - d;
+    if (!mb_kin_R_pattern(mr->kin, &rp, &ri)) rp = ri = mr->empty;
     const double *M = mr->M, *R = mr->R, *x = mr->x;
     double *MR = mr->MR, *tmp = mr->tmp;
     memcpy(tmp, mr->Q, (size_t)n * sizeof(double));
-    memset(MR, 0, (size_t)n * d * sizeof(double));
-    for (int k = 0; k < r + d; ++k) {   /* the dependent columns of M, then the independent ones */
-        int j = k < r ? dep[k] : ind[k - r];
-        const double *Mj = M + (size_t)j * n;
-        int lo = mr->colptr[j], hi = mr->colptr[j + 1];
-        if (k >= r) {   /* R's row j is e_c: MR[:, c] += M[:, j] */
-            double *MRc = MR + (size_t)(k - r) * n;
-            for (int q = lo; q < hi; ++q) MRc[rows[q]] += Mj[rows[q]];
-            continue;
-        }
-        for (int q = lo; q < hi; ++q) tmp[rows[q]] -= Mj[rows[q]] * x[j];
-        for (int c = 0; c < d; ++c) {
+    for (int k = 0; k < r; ++k) {
+        int j = dep[k];
+        if (x[j] == 0) continue;
+        for (int q = mr->colptr[j]; q < mr->colptr[j + 1]; ++q) tmp[rows[q]] -= M[rows[q] + (size_t)j * n] * x[j];
+    }
+    for (int c = 0; c < d; ++c) {
+        double *MRc = MR + (size_t)c * n;
+        const double *Mj = M + (size_t)ind[c] * n;
+        memset(MRc, 0, (size_t)n * sizeof(double));
+        for (int q = mr->colptr[ind[c]]; q < mr->colptr[ind[c] + 1]; ++q) MRc[rows[q]] = Mj[rows[q]];
+        for (int e = rp[c]; e < rp[c + 1]; ++e) {
+            int j = ri[e];
             double rjc = R[j + (size_t)c * n];
-            double *MRc = MR + (size_t)c * n;
-            if (rjc != 0)
-                for (int q = lo; q < hi; ++q) MRc[rows[q]] += Mj[rows[q]] * rjc;
+            Mj = M + (size_t)j * n;
+            for (int q = mr->colptr[j]; q < mr->colptr[j + 1]; ++q) MRc[rows[q]] += Mj[rows[q]] * rjc;
         }
     }
     double *zi = mr->zw;
     for (int a_ = 0; a_ < d; ++a_) {
         const double *Ra = R + (size_t)a_ * n;
+        const int *ra = ri + rp[a_];
+        int na = rp[a_ + 1] - rp[a_];
         double s = tmp[ind[a_]];
-        for (int k = 0; k < r; ++k) s += Ra[dep[k]] * tmp[dep[k]];
+        for (int e = 0; e < na; ++e) s += Ra[ra[e]] * tmp[ra[e]];
         zi[a_] = s;
         for (int c = a_; c < d; ++c) {
             const double *MRc = MR + (size_t)c * n;
             double v = MRc[ind[a_]];
-            for (int k = 0; k < r; ++k) v += Ra[dep[k]] * MRc[dep[k]];
+            for (int e = 0; e < na; ++e) v += Ra[ra[e]] * MRc[ra[e]];
             mr->Mb[a_ + (size_t)c * d] = mr->Mb[c + (size_t)a_ * d] = v;
         }
     }
@@ -168,7 +177,7 @@ int mb_mr_accel(mb_mr *mr, double t, const double *z, const double *zd, const do
     for (int i = 0; i < n; ++i) zdd[i] = x[i];
     for (int c = 0; c < d; ++c) {
         zdd[ind[c]] += zi[c];
-        for (int k = 0; k < r; ++k) zdd[dep[k]] += R[dep[k] + (size_t)c * n] * zi[c];
+        for (int e = rp[c]; e < rp[c + 1]; ++e) zdd[ri[e]] += R[ri[e] + (size_t)c * n] * zi[c];
     }
     for (int i = 0; i < n; ++i)
         if (!isfinite(zdd[i]))

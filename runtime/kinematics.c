@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "kinematics.h"
+#include "kin_blocks.h"
 #include "mb_work.h"
 #include "linalg.h"
 
@@ -18,7 +19,7 @@ struct mb_kin {
     int *is_ind;          /* nz flags */
     double *J;            /* nc x nz: Phi_z where the block was factored (velocity, R use it) */
     double *Jv;           /* nc x nz: scratch for mb_kin_violation and the full QR */
-    double *A;            /* nc x rank: the factored dependent block */
+    kin_blocks *blocks;   /* the dependent block by its structure, for the current choice (NULL: to be made) */
     double *phi, *vec;    /* nc */
     double *b;            /* nc x (nz + 1): right-hand sides; solutions in the first rank rows */
     double *zt;           /* nz: Newton trial point */
@@ -38,6 +39,7 @@ void mb_kin_options_default(mb_kin_options *o) {
     o->rank_tol = 1e-9;
     o->reselect_tol = 1e-2;
     o->reselect = 1;
+    o->blocks = 1;
 }
 
 void mb_kin_free(mb_kin *k) {
@@ -47,7 +49,7 @@ void mb_kin_free(mb_kin *k) {
     free(k->is_ind);
     free(k->J);
     free(k->Jv);
-    free(k->A);
+    kin_blocks_free(k->blocks);
     free(k->phi);
     free(k->vec);
     free(k->b);
@@ -95,7 +97,7 @@ mb_kin *mb_kin_create(const mb_model *m, const mb_kin_options *o, char *err, siz
     if (!(k->ind = calloc(nz, sizeof *k->ind)) || !(k->dep = calloc(nz, sizeof *k->dep)) ||
         !(k->is_ind = calloc(nz, sizeof *k->is_ind)) ||
         !(k->J = calloc(nc * nz, sizeof *k->J)) || !(k->Jv = calloc(nc * nz, sizeof *k->Jv)) ||
-        !(k->A = calloc(nc * nz, sizeof *k->A)) || !(k->phi = calloc(nc, sizeof *k->phi)) ||
+        !(k->phi = calloc(nc, sizeof *k->phi)) ||
         !(k->vec = calloc(nc, sizeof *k->vec)) || !(k->b = calloc(nc * (nz + 1), sizeof *k->b)) ||
         !(k->zt = calloc(nz, sizeof *k->zt)) || !(k->zf = calloc(nz, sizeof *k->zf)) ||
         !(k->pf = calloc((size_t)m->np + 1, sizeof *k->pf)) || !(k->work = mb_work_alloc(m)))
@@ -132,6 +134,7 @@ static void eval(const mb_kin *k, mb_fn *f, double t, const double *z, const dou
 
 static int check_finite(const mb_kin *k, const double *v, int rows, int cols, const char *what, double t,
                         char *err, size_t errlen) {
+    if (mb_all_finite(v, (size_t)rows * cols)) return MB_OK;
     for (int j = 0; j < cols; ++j)
         for (int i = 0; i < rows; ++i) {
             double x = v[i + (size_t)j * rows];
@@ -146,8 +149,10 @@ static int check_finite(const mb_kin *k, const double *v, int rows, int cols, co
     return MB_OK;
 }
 
-/* Rebuilds ind/dep from the flags. */
+/* Rebuilds ind/dep from the flags; the blocks of the old choice go. */
 static void lists_from_flags(mb_kin *k) {
+    kin_blocks_free(k->blocks);
+    k->blocks = NULL;
     int ni = 0, nd = 0;
     for (int c = 0; c < k->nz; ++c) {
         if (k->is_ind[c]) k->ind[ni++] = c;
@@ -203,17 +208,15 @@ static int choose_auto(mb_kin *k, double t, char *err, size_t errlen) {
     return MB_OK;
 }
 
-/* Copies and factors the dependent block; *ok says whether it has full rank
- * and |R_rr| / |R_11| >= reselect_tol. */
+/* Factors the dependent block, block by block (kin_blocks.h); *ok says whether it has full rank and
+ * |R_rr| / |R_11| >= reselect_tol. */
 static int factor_dep(mb_kin *k, int *ok, double *ratio, char *err, size_t errlen) {
-    int r = k->rank, rd = 0, rc;
-    for (int j = 0; j < r; ++j)
-        memcpy(k->A + (size_t)j * k->nc, k->J + (size_t)k->dep[j] * k->nc, (size_t)k->nc * sizeof(double));
-    if ((rc = mb_qrp_factor_small(k->ws, k->nc, r, k->A, k->o.rank_tol, &rd, err, errlen))) return rc;
-    double r11 = fabs(k->A[0]), rrr = fabs(k->A[(size_t)(r - 1) * k->nc + (r - 1)]);
-    *ratio = r11 > 0 ? rrr / r11 : 0;
-    *ok = rd == r && *ratio >= k->o.reselect_tol;
-    if (rd < r) *ratio = 0;
+    int rc;
+    if (!k->blocks && !(k->blocks = kin_blocks_create(k->o.blocks ? k->m->constraints_dz_pattern : NULL, k->nc, k->nz, k->dep, k->rank,
+                                                      k->ind, k->dof, err, errlen)))
+        return MB_ERR_ALLOC;
+    if ((rc = kin_blocks_factor(k->blocks, k->J, k->o.rank_tol, ratio, err, errlen))) return rc;
+    *ok = *ratio > 0 && *ratio >= k->o.reselect_tol;
     return MB_OK;
 }
 
@@ -301,7 +304,7 @@ int mb_kin_factor(mb_kin *k, double t, const double *z, const double *p, char *e
 
 /* x (dependent entries) from the factored block: A x = b in the least-squares sense, b nc x nrhs in k->b. */
 static int solve(mb_kin *k, int nrhs, char *err, size_t errlen) {
-    return mb_qrp_solve(k->ws, k->nc, k->rank, k->rank, k->A, nrhs, k->b, err, errlen);
+    return kin_blocks_solve(k->blocks, nrhs, k->b, err, errlen);
 }
 
 static double maxabs(const double *v, int n) {
@@ -424,15 +427,19 @@ int mb_kin_R(mb_kin *k, double *R, char *err, size_t errlen) {
     memset(R, 0, (size_t)nz * d * sizeof(double));
     for (int c = 0; c < d; ++c) R[(size_t)c * nz + k->ind[c]] = 1;
     if (k->rank == 0 || d == 0) return MB_OK;
-    for (int c = 0; c < d; ++c) {
-        const double *col = k->J + (size_t)k->ind[c] * k->nc;
-        for (int i = 0; i < k->nc; ++i) k->b[(size_t)c * k->nc + i] = -col[i];
+    return kin_blocks_R(k->blocks, k->J, R, err, errlen);
+}
+
+int mb_kin_multipliers(mb_kin *k, double t, const double *z, const double *p, const double *r, double *lambda,
+                       char *err, size_t errlen) {
+    int rc = mb_kin_factor(k, t, z, p, err, errlen);
+    if (rc || k->nc == 0) return rc;
+    if (k->rank == 0) {
+        memset(lambda, 0, (size_t)k->nc * sizeof(double));
+        return MB_OK;
     }
-    int rc = solve(k, d, err, errlen);
-    if (rc) return rc;
-    for (int c = 0; c < d; ++c)
-        for (int j = 0; j < k->rank; ++j) R[(size_t)c * nz + k->dep[j]] = k->b[(size_t)c * k->nc + j];
-    return MB_OK;
+    for (int j = 0; j < k->rank; ++j) k->vec[j] = -r[k->dep[j]];
+    return kin_blocks_solve_transposed(k->blocks, k->vec, lambda, err, errlen);
 }
 
 int mb_kin_violation(mb_kin *k, double t, const double *z, const double *zd, const double *zdd, const double *p,
@@ -492,4 +499,17 @@ const int *mb_kin_independent(const mb_kin *k) { return k->ind; }
 const int *mb_kin_dependent(const mb_kin *k) { return k->dep; }
 long mb_kin_reselections(const mb_kin *k) { return k->reselections; }
 long mb_kin_factorizations(const mb_kin *k) { return k->factorizations; }
+
+int mb_kin_R_pattern(const mb_kin *k, const int **colptr, const int **rowind) {
+    *colptr = *rowind = NULL;
+    if (!k->blocks) return 0;
+    kin_blocks_R_pattern(k->blocks, colptr, rowind);
+    return 1;
+}
+
+int mb_kin_blocks(const mb_kin *k, int *rows, int *cols, int max) {
+    int nb = kin_blocks_count(k->blocks);
+    for (int b = 0; b < nb && b < max; ++b) kin_blocks_shape(k->blocks, b, rows + b, cols + b);
+    return nb;
+}
 const mb_kin_options *mb_kin_get_options(const mb_kin *k) { return &k->o; }

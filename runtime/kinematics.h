@@ -24,6 +24,8 @@ typedef struct {
     double reselect_tol;  /* re-choose the independent coordinates when the dependent block's
                              |R_rr| / |R_11| falls below this (1e-2) */
     int reselect;         /* 1: re-choose when ill-conditioned; 0: report MB_ERR_SINGULAR instead */
+    int blocks;           /* 1: split the dependent block by Phi_z's generated pattern (kin_blocks.h); 0: factor it
+                             as one dense block (the reference the split is checked against) */
 } mb_kin_options;
 
 void mb_kin_options_default(mb_kin_options *o);
@@ -57,6 +59,13 @@ int mb_kin_acceleration(mb_kin *k, double t, const double *z, const double *zd, 
 /* R (nz x dof, column-major): zd = R zd_i for scleronomic constraints; Phi_z R = 0, R[i, :] = I. */
 int mb_kin_R(mb_kin *k, double *R, char *err, size_t errlen);
 
+/* The multipliers lambda (nc) of the constraint forces -Phi_z' lambda = r (nz) at (t, z, p), from the dependent
+ * rows Phi_z[:, dep]' lambda = -r[dep] by the dependent block's factors (factored here unless they are at that
+ * point): exact when r lies in the range of Phi_z', as Matrix R's M zdd - Q does; the least-norm lambda where
+ * constraints are redundant. */
+int mb_kin_multipliers(mb_kin *k, double t, const double *z, const double *p, const double *r, double *lambda,
+                       char *err, size_t errlen);
+
 /* Constraint violation at position, velocity and acceleration level:
  * v[0] = max|Phi|, v[1] = max|Phi_z zd + Phi_t|, v[2] = max|Phi_z zdd + bias|
  * (zd or zdd NULL: that entry is 0). Does not change the factorization. */
@@ -79,6 +88,13 @@ const int *mb_kin_independent(const mb_kin *k);  /* dof indices, ascending */
 const int *mb_kin_dependent(const mb_kin *k);    /* rank indices, ascending */
 long mb_kin_reselections(const mb_kin *k);  /* changes of the choice after the first one */
 long mb_kin_factorizations(const mb_kin *k); /* factorizations of the dependent block (none repeated at one point) */
+/* The blocks the dependent block splits into by its structure (kin_blocks.h), for the current choice: their
+ * number (0 before the first factorization), and the rows and columns of the first `max` in rows, cols. */
+int mb_kin_blocks(const mb_kin *k, int *rows, int *cols, int max);
+/* R's structure for the current choice (kin_blocks_R_pattern): column c may be non-zero in row ind[c] and in
+ * the coordinates rowind[colptr[c] .. colptr[c+1]-1]. 0 (and NULLs) before the first factorization or without
+ * dependent coordinates. */
+int mb_kin_R_pattern(const mb_kin *k, const int **colptr, const int **rowind);
 const mb_kin_options *mb_kin_get_options(const mb_kin *k);
 
 #endif

@@ -124,12 +124,22 @@ static int check_ws(const mb_linalg *ws, int m, int n, int nrhs, const char *wha
     return MB_OK;
 }
 
+int mb_all_finite(const double *v, size_t n) {
+    double any = 0;
+    for (size_t i = 0; i < n; ++i) any += v[i] * 0.0;
+    return any == 0;
+}
+
 static int check_finite(int count, const double *a, const char *what, char *err, size_t errlen) {
+    if (mb_all_finite(a, (size_t)(count > 0 ? count : 0))) return MB_OK;
     for (int i = 0; i < count; ++i)
         if (!isfinite(a[i]))
             return mb_fail(err, errlen, MB_ERR_NAN, "linalg: %s: entry %d is %g", what, i, a[i]);
     return MB_OK;
 }
+
+/* Up to this order Cholesky factor and solve run as plain loops (LAPACK's storage and pivot report). */
+#define MB_CHOL_SMALL 32
 
 int mb_chol_factor(int n, double *a, char *err, size_t errlen) {
     int pivot;
@@ -143,8 +153,27 @@ int mb_chol_factor_at(int n, double *a, int *pivot, char *err, size_t errlen) {
     int rc = check_finite(n * n, a, "Cholesky input", err, errlen);
     if (rc) return rc;
     int info = 0;
-    dpotrf_("L", &n, a, &n, &info, 1);
-    if (info < 0) return lapack_arg(err, errlen, "dpotrf", info);
+    if (n <= MB_CHOL_SMALL) {   /* plain loops: the sizes of Matrix R's reduced mass matrix, where dpotrf's call
+                                   layers cost more than its arithmetic */
+        for (int j = 0; j < n && !info; ++j) {
+            double *cj = a + (size_t)j * n, d = cj[j];
+            for (int k = 0; k < j; ++k) d -= a[j + (size_t)k * n] * a[j + (size_t)k * n];
+            if (!(d > 0)) {
+                info = j + 1;
+                break;
+            }
+            d = sqrt(d);
+            cj[j] = d;
+            for (int i = j + 1; i < n; ++i) {
+                double v = cj[i];
+                for (int k = 0; k < j; ++k) v -= a[i + (size_t)k * n] * a[j + (size_t)k * n];
+                cj[i] = v / d;
+            }
+        }
+    } else {
+        dpotrf_("L", &n, a, &n, &info, 1);
+        if (info < 0) return lapack_arg(err, errlen, "dpotrf", info);
+    }
     if (info > 0) {
         *pivot = info - 1;
         return mb_fail(err, errlen, MB_ERR_NOT_PD,
@@ -158,6 +187,22 @@ int mb_chol_solve(int n, const double *l, int nrhs, double *b, char *err, size_t
     if (n < 1 || nrhs < 0 || !l || (nrhs && !b))
         return mb_fail(err, errlen, MB_ERR_ARG, "linalg: bad Cholesky solve arguments");
     if (nrhs == 0) return MB_OK;
+    if (n <= MB_CHOL_SMALL) {
+        for (int c = 0; c < nrhs; ++c) {
+            double *x = b + (size_t)c * n;
+            for (int i = 0; i < n; ++i) {
+                double v = x[i];
+                for (int k = 0; k < i; ++k) v -= l[i + (size_t)k * n] * x[k];
+                x[i] = v / l[i + (size_t)i * n];
+            }
+            for (int i = n - 1; i >= 0; --i) {
+                double v = x[i];
+                for (int k = i + 1; k < n; ++k) v -= l[k + (size_t)i * n] * x[k];
+                x[i] = v / l[i + (size_t)i * n];
+            }
+        }
+        return MB_OK;
+    }
     int info = 0;
     dpotrs_("L", &n, &nrhs, l, &n, b, &n, &info, 1);
     if (info < 0) return lapack_arg(err, errlen, "dpotrs", info);
@@ -332,6 +377,33 @@ int mb_qrp_solve(mb_linalg *ws, int m, int n, int rank, const double *qr, int nr
         for (int j = 0; j < n; ++j) ws->tmp[j] = 0;
         for (int j = 0; j < rank; ++j) ws->tmp[ws->piv0[j]] = x[j];
         for (int j = 0; j < n; ++j) x[j] = ws->tmp[j];
+    }
+    return MB_OK;
+}
+
+int mb_qrp_solve_transposed(const mb_linalg *ws, int m, int n, int rank, const double *qr, double *x, char *err,
+                            size_t errlen) {
+    if (rank != n || n > m || n > ws->n || m > ws->m)
+        return mb_fail(err, errlen, MB_ERR_SINGULAR, "transposed solve: a %d x %d factor of rank %d", m, n, rank);
+    /* A P = Q R, so A' x = b is R' (Q' x) = P' b: forward substitution for y = Q' x's first n entries, zeros below
+     * (the least-norm x), then x = Q y = H_1 ... H_k y. */
+    double *y = ws->tmp;
+    for (int j = 0; j < n; ++j) y[j] = x[ws->piv0[j]];
+    for (int j = 0; j < n; ++j) {
+        double s = y[j], d = qr[j + (size_t)j * m];
+        for (int l = 0; l < j; ++l) s -= qr[l + (size_t)j * m] * y[l];
+        if (d == 0) return mb_fail(err, errlen, MB_ERR_SINGULAR, "transposed solve: R(%d,%d) is exactly zero", j + 1, j + 1);
+        y[j] = s / d;
+    }
+    for (int i = 0; i < m; ++i) x[i] = i < n ? y[i] : 0;
+    for (int s = imin(m, n) - 1; s >= 0; --s) {
+        const double *v = qr + (size_t)s * m;
+        double w = x[s];
+        if (ws->tau[s] == 0) continue;
+        for (int i = s + 1; i < m; ++i) w += v[i] * x[i];
+        w *= ws->tau[s];
+        x[s] -= w;
+        for (int i = s + 1; i < m; ++i) x[i] -= w * v[i];
     }
     return MB_OK;
 }

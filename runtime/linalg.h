@@ -22,6 +22,10 @@ typedef struct mb_linalg mb_linalg;
 mb_linalg *mb_linalg_create(int m, int n, int nrhs, char *err, size_t errlen);
 void mb_linalg_free(mb_linalg *ws);
 
+/* 1 when all n values are finite: one pass of x * 0 sums (0 for finite x, NaN otherwise), the cheap test before a
+ * loop that names the offending entry. */
+int mb_all_finite(const double *v, size_t n);
+
 /* 1-norm (largest column sum of |a_ij|) of an m x n matrix, for the rcond calls. */
 double mb_norm1(int m, int n, const double *a);
 
@@ -65,6 +69,12 @@ int mb_qrp_factor_small(mb_linalg *ws, int m, int n, double *a, double tol, int 
  * its first n rows hold X. MB_ERR_SINGULAR when rank is 0. */
 int mb_qrp_solve(mb_linalg *ws, int m, int n, int rank, const double *qr, int nrhs, double *b,
                  char *err, size_t errlen);
+
+/* Solves A' x = b from the same factor, for a full-rank A (rank = n <= m): b (n) in x's first n entries on entry,
+ * x (m) on return, the solution of least norm (Q [R^-T P' b; 0]). One right-hand side, plain loops. MB_ERR_SINGULAR
+ * when rank < n. */
+int mb_qrp_solve_transposed(const mb_linalg *ws, int m, int n, int rank, const double *qr, double *x, char *err,
+                            size_t errlen);
 
 /* Minimum-norm least-squares solution of A X ~ B (LAPACK dgelsy: complete
  * orthogonal factorization with a rank tolerance as in mb_qrp_factor). A is

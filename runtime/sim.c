@@ -528,14 +528,22 @@ int mb_sim_power_constraints(mb_sim *s, double *r, double *power) {
     const double *zdd;
     if ((rc = loop_zdd(s, &zdd))) return rc;
     a.zdd = zdd;
-    if ((rc = mb_fn_status(m, m->inverse_dynamics(&a, r, s->work), "inverse_dynamics", s->t, s->msg, sizeof s->msg)) ||
-        (rc = mb_fn_status(m, m->constraints_dz(&a, s->cz, s->work), "constraints_dz", s->t, s->msg, sizeof s->msg)))
+    if ((rc = mb_fn_status(m, m->inverse_dynamics(&a, r, s->work), "inverse_dynamics", s->t, s->msg, sizeof s->msg)))
         return rc;
-    double *at = s->cz + (size_t)nc * nz; /* Phi_z', nz x nc */
-    for (int i = 0; i < nc; ++i)
-        for (int j = 0; j < nz; ++j) at[j + (size_t)i * nz] = s->cz[i + (size_t)j * nc];
-    for (int j = 0; j < nz; ++j) s->cb[j] = -r[j];
-    if ((rc = mb_lstsq(s->cla, nz, nc, 1, at, s->cb, 1e-9, &rank, s->msg, sizeof s->msg))) return rc;
+    if (s->mr) {
+        /* Matrix R's r is in the range of Phi_z' (R' r = 0): its dependent rows determine lambda, by the factors the
+         * kinematic solves keep. */
+        if ((rc = mb_kin_multipliers(mb_mr_kin(s->mr), s->t, s->y, s->p, r, s->cb, s->msg, sizeof s->msg))) return rc;
+    } else {
+        if ((rc = mb_fn_status(m, m->constraints_dz(&a, s->cz, s->work), "constraints_dz", s->t, s->msg,
+                               sizeof s->msg)))
+            return rc;
+        double *at = s->cz + (size_t)nc * nz; /* Phi_z', nz x nc */
+        for (int i = 0; i < nc; ++i)
+            for (int j = 0; j < nz; ++j) at[j + (size_t)i * nz] = s->cz[i + (size_t)j * nc];
+        for (int j = 0; j < nz; ++j) s->cb[j] = -r[j];
+        if ((rc = mb_lstsq(s->cla, nz, nc, 1, at, s->cb, 1e-9, &rank, s->msg, sizeof s->msg))) return rc;
+    }
     double P = 0;
     for (int i = 0; i < nc; ++i) P += s->ct[i] * s->cb[i];
     if (!isfinite(P))
@@ -561,6 +569,11 @@ long mb_sim_reselections(const mb_sim *s) {
 long mb_sim_factorizations(const mb_sim *s) {
     mb_kin *k = sim_kin(s);
     return k ? mb_kin_factorizations(k) : 0;
+}
+
+int mb_sim_blocks(const mb_sim *s, int *rows, int *cols, int max) {
+    mb_kin *k = sim_kin(s);
+    return k ? mb_kin_blocks(k, rows, cols, max) : 0;
 }
 
 int mb_sim_constraint_violation(mb_sim *s, double v[3]) {

@@ -119,6 +119,8 @@ int mb_sim_dof(const mb_sim *s);
 long mb_sim_reselections(const mb_sim *s);
 /* Factorizations of the constraints' dependent block (matrix_r, al3: none repeated at one point; else 0). */
 long mb_sim_factorizations(const mb_sim *s);
+/* The blocks of the dependent block of Phi_z (mb_kin_blocks), 0 for an open tree or before the first step. */
+int mb_sim_blocks(const mb_sim *s, int *rows, int *cols, int max);
 /* Work counters since create (set_state does not reset them). */
 void mb_sim_stats(const mb_sim *s, mb_stats *out);
 /* The message of the last failed call ("" if none). */

@@ -196,4 +196,15 @@ end
 tap.ok(worst_fz > 500, string.format("all wheels stay on the road (least load %.0f N)", worst_fz))
 p, v, a = out:match("position (%S+), velocity (%S+), acceleration (%S+)")
 tap.ok(tonumber(p) < 1e-10 and tonumber(v) < 1e-10, "loops closed through the slalom")
+
+-- The dependent block of Phi_z by its pattern: the rear loops apart, the front ones coupled through the driven
+-- rack; 2 s of the slalom give the same state as one dense block (kin_blocks.h; issue 22's acceptance).
+tap.ok(out:find("in 3 blocks (9 x 9, 5 x 5, 5 x 5)", 1, true), "dependent block split into 9 x 9, 5 x 5, 5 x 5")
+local both, worst, o1, o2 = H.dense_kinematics_difference("'" .. H.root .. "build/run/models/sedan/mbrun'", "--static --t-end 2", dir)
+tap.ok(both and worst < 1e-8, string.format("slalom to 2 s: blocks and one dense block agree to %.2g (relative)", worst))
+tap.ok(o2:find("in 1 block (19 x 19)", 1, true), "--dense-kinematics factors one 19 x 19 block")
+local w1 = tonumber(o1:match("work of the constraints (%S+),"))
+local w2 = tonumber(o2:match("work of the constraints (%S+),"))
+tap.ok(w1 and w2 and math.abs(w1 - w2) < 1e-8 * math.max(1, math.abs(w2)),
+  string.format("the same work of the rack's drive (%s J, %s J)", tostring(w1), tostring(w2)))
 tap.done_testing()

@@ -49,6 +49,9 @@ static void usage(FILE *f, const char *prog) {
             "  --newton-tol TOL      trapezoidal, al3: Newton tolerance on the correction\n"
             "  --newton-max-iter N   trapezoidal, al3: Newton iterations per step\n"
             "  --forward-dynamics    rk4, dopri5: use the model's O(n) forward dynamics\n"
+            "  --dense-kinematics    matrix_r, al3: factor the dependent block of Phi_z as one dense block, not\n"
+            "                        split into the blocks of its pattern (the reference the split is checked\n"
+            "                        against)\n"
             "  --out FILE.csv        write time, coordinates, velocities, energy, points, tyres; one row per\n"
             "                        output time, flushed as it is written\n"
             "  --output-step DT      spacing of the CSV rows (default about t_end / 1000)\n"
@@ -178,6 +181,9 @@ static int parse_args(int argc, char **argv, run_args *a) {
             takes = 0;
         } else if (!strcmp(opt, "--forward-dynamics")) {
             a->o.use_forward_dynamics = 1;
+            takes = 0;
+        } else if (!strcmp(opt, "--dense-kinematics")) {
+            a->o.kin.blocks = 0;
             takes = 0;
         } else if (!takes_value(opt)) {
             fprintf(stderr, "mbrun: unknown option '%s' (see --help)\n", opt);
@@ -550,9 +556,15 @@ static int run(const run_args *a) {
         }
         printf("steps %ld, function evaluations %ld, rejected %ld, Newton iterations %ld, Jacobian evaluations %ld\n",
                st.steps, st.rhs_evals, st.rejected, st.newton_iters, st.jac_evals);
-        if (m->nc > 0)
-            printf("dependent block of Phi_z: %ld factorizations (%.3g per function evaluation)\n",
+        if (m->nc > 0) {
+            int rows[8], cols[8], nb = mb_sim_blocks(s, rows, cols, 8);
+            printf("dependent block of Phi_z: %ld factorizations (%.3g per function evaluation)",
                    mb_sim_factorizations(s), st.rhs_evals > 0 ? (double)mb_sim_factorizations(s) / st.rhs_evals : 0.0);
+            if (nb > 0) printf(", in %d block%s (", nb, nb == 1 ? "" : "s");
+            for (int b = 0; b < nb && b < 8; ++b) printf("%s%d x %d", b ? ", " : "", rows[b], cols[b]);
+            if (nb > 0) printf("%s)", nb > 8 ? ", ..." : "");
+            printf("\n");
+        }
         printf("wall time %.4g s, real-time factor %.4g\n", wall, wall > 0 ? a->t_end / wall : INFINITY);
         if (a->out) printf("wrote %s (%ld rows)\n", a->out, mb_csv_rows(csv));
         fflush(stdout);

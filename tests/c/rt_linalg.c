@@ -1,4 +1,5 @@
 /* rt_linalg.c: the LAPACK wrappers solve known small systems and report singular or indefinite input. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "linalg.h"
@@ -143,7 +144,67 @@ int main(void) {
     for (int i = 0; i < 14; ++i)
         if (i % 7 < 5) db = fmax(db, fabs(B1[i] - B2[i]));
     ok(db < 1e-12, "the same least-squares solutions, two right-hand sides (%.1g)", db);
+
+    /* The transposed solve from the same factor: A' x = b for a seeded random full-rank 7 x 4 A gives the x of least
+     * norm, the same as dgelsy's minimum-norm solution of A' x = b. */
+    double T1[28], T2[28], bt[7], bl[7];
+    s = 777;
+    for (int i = 0; i < 28; ++i) {
+        s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+        T1[i] = (double)(s >> 11) / 9007199254740992.0 - 0.5;
+    }
+    memcpy(T2, T1, sizeof T1);
+    for (int j = 0; j < 4; ++j) bt[j] = bl[j] = 1.0 + j;
+    mb_linalg *w3 = mb_linalg_create(7, 7, 1, err, sizeof err);
+    is_int(mb_qrp_factor_small(w3, 7, 4, T1, 1e-12, &rb, err, sizeof err), MB_OK, "factor of a 7 x 4 matrix");
+    is_int(mb_qrp_solve_transposed(w3, 7, 4, rb, T1, bt, err, sizeof err), MB_OK, "transposed solve");
+    double tres = 0;
+    for (int j = 0; j < 4; ++j) {
+        double v = -bl[j];
+        for (int i = 0; i < 7; ++i) v += T2[i + 7 * j] * bt[i];
+        tres = fmax(tres, fabs(v));
+    }
+    ok(tres < 1e-13, "A' x = b to %.1g", tres);
+    double Tt[49] = {0};   /* A' (4 x 7, in a 7 x 7 buffer) for dgelsy's minimum-norm solution */
+    for (int i = 0; i < 7; ++i)
+        for (int j = 0; j < 4; ++j) Tt[j + 7 * i] = T2[i + 7 * j];
+    double Tc[28];
+    for (int i = 0; i < 7; ++i) memcpy(Tc + 4 * i, Tt + 7 * i, 4 * sizeof(double));
+    is_int(mb_lstsq(w3, 4, 7, 1, Tc, bl, 0, &rank, err, sizeof err), MB_OK, "dgelsy on A' x = b");
+    ok(maxdiff(7, bl, bt) < 1e-13, "the same least-norm x as dgelsy (%.1g)", maxdiff(7, bl, bt));
+    err[0] = 0;
+    is_int(mb_qrp_solve_transposed(w3, 7, 4, 3, T1, bt, err, sizeof err), MB_ERR_SINGULAR,
+           "rank below the columns: MB_ERR_SINGULAR (%s)", err);
+    mb_linalg_free(w3);
     mb_linalg_free(w2);
+
+    /* Cholesky: the plain loops (order <= 32) and LAPACK (larger) both give L L' = A; a matrix whose fourth leading
+     * minor is not positive reports pivot 3 on both paths. */
+    for (int n = 20; n <= 40; n += 20) {
+        double *S0 = calloc((size_t)n * n, sizeof(double)), *Lc = calloc((size_t)n * n, sizeof(double));
+        for (int i = 0; i < n; ++i)
+            for (int j = 0; j <= i; ++j) {
+                s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+                S0[i + n * j] = S0[j + n * i] = (double)(s >> 11) / 9007199254740992.0 - 0.5 + (i == j ? n : 0);
+            }
+        memcpy(Lc, S0, (size_t)n * n * sizeof(double));
+        is_int(mb_chol_factor(n, Lc, err, sizeof err), MB_OK, "Cholesky of an SPD %d x %d", n, n);
+        double e = 0;
+        for (int i = 0; i < n; ++i)
+            for (int j = 0; j <= i; ++j) {
+                double v = 0;
+                for (int k = 0; k <= j; ++k) v += Lc[i + n * k] * Lc[j + n * k];
+                e = fmax(e, fabs(v - S0[i + n * j]));
+            }
+        ok(e < 1e-12 * n, "L L' = A to %.1g (n = %d)", e, n);
+        memcpy(Lc, S0, (size_t)n * n * sizeof(double));
+        Lc[3 + n * 3] = -100;
+        int at = -1;
+        is_int(mb_chol_factor_at(n, Lc, &at, err, sizeof err), MB_ERR_NOT_PD, "indefinite %d x %d: MB_ERR_NOT_PD", n, n);
+        is_int(at, 3, "stopped at row 3");
+        free(S0);
+        free(Lc);
+    }
 
     mb_linalg_free(ws);
     ok(mb_linalg_create(0, 3, 1, err, sizeof err) == NULL && strstr(err, ">= 1"), "bad sizes refused: %s", err);

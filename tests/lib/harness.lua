@@ -37,6 +37,33 @@ function H.read(path)
   return s
 end
 
+-- The last row of an mbrun CSV as { name = value }.
+function H.csv_last(path)
+  local lines = {}
+  for l in (H.read(path) or ""):gmatch("[^\n]+") do lines[#lines + 1] = l end
+  local names, row, i = {}, {}, 0
+  for n in (lines[1] or ""):gmatch("[^,]+") do names[#names + 1] = n end
+  for v in (#lines > 1 and lines[#lines] or ""):gmatch("[^,]+") do i = i + 1; row[names[i]] = tonumber(v) end
+  return row
+end
+
+-- Runs an mbrun driver (the command and its options) with and without --dense-kinematics, each writing a CSV in
+-- dir; returns the largest difference of a coordinate or velocity in the last rows relative to max(1, |value|),
+-- the two outputs and whether both ran.
+function H.dense_kinematics_difference(driver, args, dir)
+  local a, b = dir .. "/blocks.csv", dir .. "/dense.csv"
+  local ok1, out1 = H.sh(string.format("%s %s --out '%s'", driver, args, a))
+  local ok2, out2 = H.sh(string.format("%s %s --dense-kinematics --out '%s'", driver, args, b))
+  local ra, rb, worst, count = H.csv_last(a), H.csv_last(b), 0, 0
+  for name, v in pairs(rb) do
+    if name:match("^zd?%.") then
+      count = count + 1
+      worst = math.max(worst, math.abs((ra[name] or math.huge) - v) / math.max(1, math.abs(v)))
+    end
+  end
+  return ok1 and ok2 and count > 0, worst, out1, out2
+end
+
 -- Loads a model file and builds its tree in-process (overrides like --set).
 function H.tree(path, overrides)
   local load = require "model.load"

@@ -1,0 +1,243 @@
+/* kin_blocks.c: the dependent block of Phi_z split by its structural pattern into blocks that are factored and solved apart. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kin_blocks.h"
+#include "linalg.h"
+
+typedef struct {
+    int m, n;        /* rows, dependent columns (m >= n: the dependent columns are independent) */
+    int *rows;       /* m constraint rows, ascending */
+    int *cols;       /* n positions in dep, ascending */
+    int ncoup, *coup; /* the positions c in ind whose column has a non-zero in the block's rows */
+    double *A;       /* m x n: the block, then its QR factor */
+    double *B;       /* m x max(dof, 1): right-hand sides, then solutions in the first n rows */
+    mb_linalg *ws;   /* pivots and Householder scalars of this block's factor */
+} block;
+
+struct kin_blocks {
+    int nc, nz, rank, dof, nrhs;
+    int *dep, *ind;  /* rank, dof */
+    int *rcolptr, *rrowind; /* R's dependent non-zeros by column (kin_blocks_R_pattern) */
+    int nb;
+    block *b;
+};
+
+void kin_blocks_free(kin_blocks *kb) {
+    if (!kb) return;
+    for (int i = 0; i < kb->nb; ++i) {
+        free(kb->b[i].rows);
+        free(kb->b[i].cols);
+        free(kb->b[i].coup);
+        free(kb->b[i].A);
+        free(kb->b[i].B);
+        mb_linalg_free(kb->b[i].ws);
+    }
+    free(kb->b);
+    free(kb->rcolptr);
+    free(kb->rrowind);
+    free(kb->dep);
+    free(kb->ind);
+    free(kb);
+}
+
+static int find(int *parent, int i) {
+    while (parent[i] != i) i = parent[i] = parent[parent[i]];
+    return i;
+}
+
+/* The rows where column c of Phi_z may be non-zero: its pattern's, or all of them (iota = 0 .. nc-1). */
+static int col_rows(const mb_pattern *P, const int *iota, int nc, int c, const int **rows) {
+    if (!P) {
+        *rows = iota;
+        return nc;
+    }
+    *rows = P->rowind + P->colptr[c];
+    return P->colptr[c + 1] - P->colptr[c];
+}
+
+kin_blocks *kin_blocks_create(const mb_pattern *P, int nc, int nz, const int *dep, int rank, const int *ind,
+                              int dof, char *err, size_t errlen) {
+    kin_blocks *kb = calloc(1, sizeof *kb);
+    int *parent = calloc((size_t)nc + 1, sizeof(int)), *first = calloc((size_t)rank + 1, sizeof(int));
+    int *blk = calloc((size_t)nc + 1, sizeof(int)), *mark = calloc((size_t)nc + rank + dof + 1, sizeof(int));
+    int *iota = calloc((size_t)nc + 1, sizeof(int));
+    const int *rows;
+    if (!kb || !parent || !first || !blk || !mark || !iota) goto nomem;
+    for (int i = 0; i < nc; ++i) iota[i] = i;
+    if (P && (P->rows != nc || P->cols != nz)) P = NULL; /* a pattern of another shape says nothing */
+    kb->nc = nc, kb->nz = nz, kb->rank = rank, kb->dof = dof, kb->nrhs = dof > 1 ? dof : 1;
+    if (!(kb->dep = calloc((size_t)rank + 1, sizeof(int))) || !(kb->ind = calloc((size_t)dof + 1, sizeof(int))))
+        goto nomem;
+    memcpy(kb->dep, dep, (size_t)rank * sizeof(int));
+    memcpy(kb->ind, ind, (size_t)dof * sizeof(int));
+    /* Rows joined through the dependent columns; first[j] = a row of dependent column j (-1: none, a zero column,
+     * which the factorization then reports as rank deficient in a block of its own). */
+    for (int i = 0; i < nc; ++i) parent[i] = i;
+    for (int j = 0; j < rank; ++j) {
+        int cnt = col_rows(P, iota, nc, dep[j], &rows);
+        first[j] = cnt > 0 ? rows[0] : -1;
+        for (int q = 1; q < cnt; ++q) parent[find(parent, rows[q])] = find(parent, first[j]);
+    }
+    /* Blocks numbered by their smallest row; blk[root] = its block (rows of no dependent column: -1). */
+    for (int i = 0; i < nc; ++i) blk[i] = -1, mark[i] = 0;
+    for (int j = 0; j < rank; ++j)
+        if (first[j] >= 0) mark[find(parent, first[j])] = 1;
+    int nb = 0;
+    for (int i = 0; i < nc; ++i)
+        if (mark[find(parent, i)] && blk[find(parent, i)] < 0) blk[find(parent, i)] = nb++;
+    int zero_cols = 0;
+    for (int j = 0; j < rank; ++j) zero_cols += first[j] < 0;
+    kb->nb = nb + zero_cols;
+    if (!(kb->b = calloc((size_t)kb->nb + 1, sizeof(block)))) goto nomem;
+    /* Sizes, then members. */
+    for (int i = 0; i < nc; ++i)
+        if (mark[find(parent, i)]) ++kb->b[blk[find(parent, i)]].m;
+    for (int j = 0, z = nb; j < rank; ++j) {
+        if (first[j] >= 0) ++kb->b[blk[find(parent, first[j])]].n;
+        else kb->b[z++].n = 1; /* a structurally zero column: one zero row, so its factor reports rank 0 */
+    }
+    for (int i = 0; i < kb->nb; ++i) {
+        block *b = &kb->b[i];
+        if (i >= nb) b->m = 1;
+        if (!(b->rows = calloc((size_t)b->m, sizeof(int))) || !(b->cols = calloc((size_t)b->n, sizeof(int))) ||
+            !(b->coup = calloc((size_t)dof + 1, sizeof(int))) || !(b->A = calloc((size_t)b->m * b->n, sizeof(double))) ||
+            !(b->B = calloc((size_t)b->m * kb->nrhs, sizeof(double))))
+            goto nomem;
+        if (!(b->ws = mb_linalg_create(b->m, b->n, kb->nrhs, err, errlen))) {
+            kin_blocks_free(kb);
+            kb = NULL;
+            goto done;
+        }
+        b->m = b->n = 0;
+    }
+    for (int i = 0; i < nc; ++i)
+        if (mark[find(parent, i)]) {
+            block *b = &kb->b[blk[find(parent, i)]];
+            b->rows[b->m++] = i;
+        }
+    for (int j = 0, z = nb; j < rank; ++j) {
+        block *b = first[j] >= 0 ? &kb->b[blk[find(parent, first[j])]] : &kb->b[z++];
+        if (first[j] < 0) b->rows[b->m++] = 0;
+        b->cols[b->n++] = j;
+    }
+    /* The independent columns reaching each block (mark = the last c added to a block, + 1). */
+    for (int i = 0; i < kb->nb; ++i) mark[i] = 0;
+    for (int c = 0; c < dof; ++c) {
+        int cnt = col_rows(P, iota, nc, ind[c], &rows);
+        for (int q = 0; q < cnt; ++q) {
+            int r = find(parent, rows[q]);
+            if (blk[r] >= 0 && mark[blk[r]] != c + 1) {
+                block *b = &kb->b[blk[r]];
+                mark[blk[r]] = c + 1;
+                b->coup[b->ncoup++] = c;
+            }
+        }
+    }
+    /* R's pattern: column c reaches the dependent coordinates of every block that lists it. */
+    if (!(kb->rcolptr = calloc((size_t)dof + 1, sizeof(int)))) goto nomem;
+    for (int i = 0; i < kb->nb; ++i)
+        for (int q = 0; q < kb->b[i].ncoup; ++q) kb->rcolptr[kb->b[i].coup[q] + 1] += kb->b[i].n;
+    for (int c = 0; c < dof; ++c) kb->rcolptr[c + 1] += kb->rcolptr[c];
+    if (!(kb->rrowind = calloc((size_t)kb->rcolptr[dof] + 1, sizeof(int)))) goto nomem;
+    for (int c = 0; c < dof; ++c) mark[c] = kb->rcolptr[c];
+    for (int i = 0; i < kb->nb; ++i)
+        for (int q = 0; q < kb->b[i].ncoup; ++q)
+            for (int jj = 0; jj < kb->b[i].n; ++jj) kb->rrowind[mark[kb->b[i].coup[q]]++] = dep[kb->b[i].cols[jj]];
+done:
+    free(parent);
+    free(first);
+    free(blk);
+    free(mark);
+    free(iota);
+    return kb;
+nomem:
+    kin_blocks_free(kb);
+    kb = NULL;
+    mb_fail(err, errlen, MB_ERR_ALLOC, "kinematics: out of memory (blocks of a %d x %d dependent block)", nc, rank);
+    goto done;
+}
+
+int kin_blocks_factor(kin_blocks *kb, const double *J, double tol, double *ratio, char *err, size_t errlen) {
+    double r11 = 0, rnn = INFINITY;
+    int full = 1;
+    for (int i = 0; i < kb->nb; ++i) {
+        block *b = &kb->b[i];
+        int rd = 0, rc;
+        for (int jj = 0; jj < b->n; ++jj) {
+            const double *col = J + (size_t)kb->dep[b->cols[jj]] * kb->nc;
+            double *a = b->A + (size_t)jj * b->m;
+            for (int ii = 0; ii < b->m; ++ii) a[ii] = col[b->rows[ii]];
+        }
+        if ((rc = mb_qrp_factor_small(b->ws, b->m, b->n, b->A, tol, &rd, err, errlen))) return rc;
+        full = full && rd == b->n;
+        r11 = fmax(r11, fabs(b->A[0]));
+        rnn = fmin(rnn, fabs(b->A[(size_t)(b->n - 1) * b->m + (b->n - 1)]));
+    }
+    *ratio = full && r11 > 0 ? rnn / r11 : 0;
+    return MB_OK;
+}
+
+int kin_blocks_solve(kin_blocks *kb, int nrhs, double *b, char *err, size_t errlen) {
+    if (nrhs > kb->nrhs)
+        return mb_fail(err, errlen, MB_ERR_ARG, "kinematics: %d right-hand sides, room for %d", nrhs, kb->nrhs);
+    for (int i = 0; i < kb->nb; ++i) {
+        block *k = &kb->b[i];
+        for (int c = 0; c < nrhs; ++c)
+            for (int ii = 0; ii < k->m; ++ii) k->B[ii + (size_t)c * k->m] = b[k->rows[ii] + (size_t)c * kb->nc];
+        int rc = mb_qrp_solve(k->ws, k->m, k->n, k->n, k->A, nrhs, k->B, err, errlen);
+        if (rc) return rc;
+    }
+    /* Every block read its rows before any solution overwrites them. */
+    for (int i = 0; i < kb->nb; ++i) {
+        const block *k = &kb->b[i];
+        for (int c = 0; c < nrhs; ++c)
+            for (int jj = 0; jj < k->n; ++jj) b[k->cols[jj] + (size_t)c * kb->nc] = k->B[jj + (size_t)c * k->m];
+    }
+    return MB_OK;
+}
+
+int kin_blocks_solve_transposed(kin_blocks *kb, const double *g, double *lambda, char *err, size_t errlen) {
+    for (int i = 0; i < kb->nc; ++i) lambda[i] = 0;
+    for (int i = 0; i < kb->nb; ++i) {
+        block *k = &kb->b[i];
+        for (int jj = 0; jj < k->n; ++jj) k->B[jj] = g[k->cols[jj]];
+        int rc = mb_qrp_solve_transposed(k->ws, k->m, k->n, k->n, k->A, k->B, err, errlen);
+        if (rc) return rc;
+        for (int ii = 0; ii < k->m; ++ii) lambda[k->rows[ii]] = k->B[ii];
+    }
+    return MB_OK;
+}
+
+int kin_blocks_R(kin_blocks *kb, const double *J, double *R, char *err, size_t errlen) {
+    for (int i = 0; i < kb->nb; ++i) {
+        block *k = &kb->b[i];
+        if (k->ncoup == 0) continue;
+        for (int q = 0; q < k->ncoup; ++q) {
+            const double *col = J + (size_t)kb->ind[k->coup[q]] * kb->nc;
+            double *x = k->B + (size_t)q * k->m;
+            for (int ii = 0; ii < k->m; ++ii) x[ii] = -col[k->rows[ii]];
+        }
+        int rc = mb_qrp_solve(k->ws, k->m, k->n, k->n, k->A, k->ncoup, k->B, err, errlen);
+        if (rc) return rc;
+        for (int q = 0; q < k->ncoup; ++q) {
+            double *Rc = R + (size_t)k->coup[q] * kb->nz;
+            const double *x = k->B + (size_t)q * k->m;
+            for (int jj = 0; jj < k->n; ++jj) Rc[kb->dep[k->cols[jj]]] = x[jj];
+        }
+    }
+    return MB_OK;
+}
+
+void kin_blocks_R_pattern(const kin_blocks *kb, const int **colptr, const int **rowind) {
+    *colptr = kb->rcolptr;
+    *rowind = kb->rrowind;
+}
+
+int kin_blocks_count(const kin_blocks *kb) { return kb ? kb->nb : 0; }
+
+void kin_blocks_shape(const kin_blocks *kb, int b, int *rows, int *cols) {
+    *rows = kb->b[b].m;
+    *cols = kb->b[b].n;
+}

@@ -1,0 +1,108 @@
+/* rt_kin_blocks.c: the dependent block split by its pattern solves, builds R and recovers multipliers as one dense block does. */
+#include <math.h>
+#include <string.h>
+
+#include "kin_blocks.h"
+#include "tap.h"
+
+#define NC 9
+#define NZ 14
+#define RANK 8
+#define DOF 6
+
+/* Phi_z's pattern (rows of each coordinate's column): dependent coordinates 0-2 in rows 0-2, 3-5 in rows 3-6 (four
+ * equations for three coordinates, a redundant one), 6-7 in rows 7-8; the independent 8-13 reach rows {0, 3},
+ * {7}, none, all, {4, 5}, {1}. */
+static const int colptr[NZ + 1] = {0, 3, 6, 9, 13, 17, 21, 23, 25, 27, 28, 28, 37, 39, 40};
+static const int rowind[40] = {0, 1, 2, 0, 1, 2, 0, 1, 2, 3, 4, 5, 6, 3, 4, 5, 6, 3, 4, 5,
+                               6, 7, 8, 7, 8, 0, 3, 7, 0, 1, 2, 3, 4, 5, 6, 7, 8, 4, 5, 1};
+static const mb_pattern P = {NC, NZ, colptr, rowind};
+static const int dep[RANK] = {0, 1, 2, 3, 4, 5, 6, 7}, ind[DOF] = {8, 9, 10, 11, 12, 13};
+
+static unsigned long long seed = 2026;
+static double rnd(void) {
+    seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (double)(seed >> 11) / 9007199254740992.0 - 0.5;
+}
+
+static double maxdiff(int n, const double *a, const double *b) {
+    double d = 0;
+    for (int i = 0; i < n; ++i) d = fmax(d, fabs(a[i] - b[i]));
+    return d;
+}
+
+int main(void) {
+    char err[MB_ERRLEN] = "";
+    double J[NC * NZ] = {0};
+    for (int c = 0; c < NZ; ++c)
+        for (int q = colptr[c]; q < colptr[c + 1]; ++q) J[rowind[q] + NC * c] = rnd() + (c == rowind[q] ? 2 : 0);
+    kin_blocks *kb = kin_blocks_create(&P, NC, NZ, dep, RANK, ind, DOF, err, sizeof err);
+    kin_blocks *kd = kin_blocks_create(NULL, NC, NZ, dep, RANK, ind, DOF, err, sizeof err);
+    ok(kb && kd, "blocks made (%s)", err);
+    is_int(kin_blocks_count(kb), 3, "three blocks by the pattern");
+    int m[3], n[3];
+    for (int b = 0; b < 3; ++b) kin_blocks_shape(kb, b, m + b, n + b);
+    ok(m[0] == 3 && n[0] == 3 && m[1] == 4 && n[1] == 3 && m[2] == 2 && n[2] == 2, "shapes 3 x 3, 4 x 3, 2 x 2");
+    is_int(kin_blocks_count(kd), 1, "one block without a pattern");
+    double rb = 0, rd = 0;
+    is_int(kin_blocks_factor(kb, J, 1e-9, &rb, err, sizeof err), MB_OK, "blocks factored");
+    is_int(kin_blocks_factor(kd, J, 1e-9, &rd, err, sizeof err), MB_OK, "the dense block factored");
+    ok(rb > 1e-3 && rd > 1e-3, "both regular (ratios %.3g, %.3g)", rb, rd);
+
+    /* Least squares with DOF right-hand sides (the redundant row makes it a true least-squares problem). */
+    double B1[NC * DOF], B2[NC * DOF];
+    for (int i = 0; i < NC * DOF; ++i) B1[i] = B2[i] = rnd();
+    is_int(kin_blocks_solve(kb, DOF, B1, err, sizeof err), MB_OK, "blocks solve");
+    is_int(kin_blocks_solve(kd, DOF, B2, err, sizeof err), MB_OK, "dense solve");
+    double e = 0;
+    for (int c = 0; c < DOF; ++c) e = fmax(e, maxdiff(RANK, B1 + NC * c, B2 + NC * c));
+    ok(e < 1e-13, "the same least-squares solutions (%.1g)", e);
+
+    /* R: the same columns; outside the pattern the dense R is zero too. */
+    double R1[NZ * DOF] = {0}, R2[NZ * DOF] = {0};
+    is_int(kin_blocks_R(kb, J, R1, err, sizeof err), MB_OK, "R by blocks");
+    is_int(kin_blocks_R(kd, J, R2, err, sizeof err), MB_OK, "R dense");
+    ok(maxdiff(NZ * DOF, R1, R2) < 1e-13, "the same R (%.1g)", maxdiff(NZ * DOF, R1, R2));
+    const int *rp, *ri;
+    kin_blocks_R_pattern(kb, &rp, &ri);
+    int outside = 0, listed = rp[DOF];
+    for (int c = 0; c < DOF; ++c)
+        for (int i = 0; i < NZ; ++i) {
+            int in = 0;
+            for (int q = rp[c]; q < rp[c + 1]; ++q) in = in || ri[q] == i;
+            if (!in && fabs(R2[i + NZ * c]) > 1e-15) ++outside;
+        }
+    is_int(outside, 0, "R's pattern holds every non-zero of the dense R");
+    is_int(listed, 3 + 3 + 2 + 0 + 8 + 3 + 3, "R's pattern: the blocks each column reaches (%d entries)", listed);
+
+    /* Multipliers: Phi_z[:, dep]' lambda = g, the least-norm lambda, by blocks and dense. */
+    double g[RANK], l1[NC], l2[NC];
+    for (int j = 0; j < RANK; ++j) g[j] = rnd();
+    is_int(kin_blocks_solve_transposed(kb, g, l1, err, sizeof err), MB_OK, "transposed solve by blocks");
+    is_int(kin_blocks_solve_transposed(kd, g, l2, err, sizeof err), MB_OK, "transposed solve dense");
+    ok(maxdiff(NC, l1, l2) < 1e-13, "the same multipliers (%.1g)", maxdiff(NC, l1, l2));
+    double res = 0;
+    for (int j = 0; j < RANK; ++j) {
+        double v = -g[j];
+        for (int i = 0; i < NC; ++i) v += J[i + NC * dep[j]] * l1[i];
+        res = fmax(res, fabs(v));
+    }
+    ok(res < 1e-13, "Phi_z[:, dep]' lambda = g to %.1g", res);
+
+    /* A rank-deficient block (coordinate 5 = 2 x coordinate 4) fails the conditioning test on both paths. */
+    for (int i = 0; i < NC; ++i) J[i + NC * 5] = 2 * J[i + NC * 4];
+    kin_blocks_factor(kb, J, 1e-9, &rb, err, sizeof err);
+    kin_blocks_factor(kd, J, 1e-9, &rd, err, sizeof err);
+    ok(rb == 0 && rd == 0, "a dependent column repeated: ratio 0 (%.2g, %.2g)", rb, rd);
+    kin_blocks_free(kb);
+    kin_blocks_free(kd);
+
+    /* A dependent coordinate whose column is structurally zero is a block of its own that is never regular. */
+    static const int dep2[RANK] = {0, 1, 2, 3, 4, 6, 7, 10}, ind2[DOF] = {5, 8, 9, 11, 12, 13};
+    kb = kin_blocks_create(&P, NC, NZ, dep2, RANK, ind2, DOF, err, sizeof err);
+    is_int(kin_blocks_count(kb), 4, "a zero dependent column: a fourth block");
+    kin_blocks_factor(kb, J, 1e-9, &rb, err, sizeof err);
+    ok(rb == 0, "and the choice is not regular (ratio %.2g)", rb);
+    kin_blocks_free(kb);
+    return done_testing();
+}
