@@ -1995,6 +1995,10 @@ static const double fivebar_p_default[5] = { 0.29999999999999999, 0.5, 0.5, 0.29
 static const double fivebar_z0[4] = { 1.7453292519943295, -0.60815171557841619, 1.3962634015954636, 0.60815171557841619 };
 static const double fivebar_zd0[4] = { 0.0, 0.0, 0.0, 0.0 };
 static const int fivebar_independent[2] = { 0, 2 };
+static const char *const fivebar_c_names[2] = {
+    "J2.1",
+    "J2.2"
+};
 static const int fivebar_mass_pattern_colptr[5] = { 0, 2, 4, 6, 8 };
 static const int fivebar_mass_pattern_rowind[8] = { 0, 1, 0, 1, 2, 3, 2, 3 };
 static const mb_pattern fivebar_mass_pattern = { 4, 4, fivebar_mass_pattern_colptr, fivebar_mass_pattern_rowind };
@@ -2135,5 +2139,6 @@ const mb_model fivebar_model = {
     .nobj = 3, .objectives = fivebar_objectives,
     .gravity = { 0.0, -9.8100000000000005, 0.0 },
     .slot_ops = fivebar_slot_ops,
+    .c_names = fivebar_c_names,
 };
 #endif

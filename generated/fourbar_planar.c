@@ -865,6 +865,10 @@ static const char *const fourbar_planar_point_names[1] = {
 };
 static const double fourbar_planar_z0[3] = { 1.0471975511965976, -0.57128185703709355, 1.7270078722916531 };
 static const double fourbar_planar_zd0[3] = { 0.0, 0.0, 0.0 };
+static const char *const fourbar_planar_c_names[2] = {
+    "B.1",
+    "B.2"
+};
 static const int fourbar_planar_mass_pattern_colptr[4] = { 0, 2, 4, 5 };
 static const int fourbar_planar_mass_pattern_rowind[5] = { 0, 1, 0, 1, 2 };
 static const mb_pattern fourbar_planar_mass_pattern = { 3, 3, fourbar_planar_mass_pattern_colptr, fourbar_planar_mass_pattern_rowind };
@@ -964,5 +968,6 @@ const mb_model fourbar_planar_model = {
     .total_mass = fourbar_planar_total_mass,
     .gravity = { 0.0, -9.8100000000000005, 0.0 },
     .slot_ops = fourbar_planar_slot_ops,
+    .c_names = fourbar_planar_c_names,
 };
 #endif

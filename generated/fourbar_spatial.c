@@ -1581,6 +1581,11 @@ static const char *const fourbar_spatial_point_names[1] = {
 static const double fourbar_spatial_p_default[3] = { 1.5, 2.0, 4.0 };
 static const double fourbar_spatial_z0[4] = { 0.0, -2.4297997552714885, -1.0526727322883584, 2.4379647508486553 };
 static const double fourbar_spatial_zd0[4] = { 0.0, 0.0, 0.0, -0.10000000000000001 };
+static const char *const fourbar_spatial_c_names[3] = {
+    "ball.1",
+    "ball.2",
+    "ball.3"
+};
 static const int fourbar_spatial_mass_pattern_colptr[5] = { 0, 3, 5, 7, 8 };
 static const int fourbar_spatial_mass_pattern_rowind[8] = { 0, 1, 2, 0, 1, 0, 2, 3 };
 static const mb_pattern fourbar_spatial_mass_pattern = { 4, 4, fourbar_spatial_mass_pattern_colptr, fourbar_spatial_mass_pattern_rowind };
@@ -1714,5 +1719,6 @@ const mb_model fourbar_spatial_model = {
     .nobj = 1, .objectives = fourbar_spatial_objectives,
     .gravity = { 0.0, 0.0, -9.8100000000000005 },
     .slot_ops = fourbar_spatial_slot_ops,
+    .c_names = fourbar_spatial_c_names,
 };
 #endif

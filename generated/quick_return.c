@@ -1429,6 +1429,12 @@ static const char *const quick_return_point_names[1] = {
 };
 static const double quick_return_z0[5] = { 1.249045772398, 0.31622776601699998, -1.249045772398, -0.60224882932199997, -0.64679694307699998 };
 static const double quick_return_zd0[5] = { 0.59999999999999998, 0.56920997883000002, 5.4000000000000004, -1.075519655053, 0.47551965505299998 };
+static const char *const quick_return_c_names[4] = {
+    "D.1",
+    "D.2",
+    "guide.1",
+    "guide.2"
+};
 static const int quick_return_mass_pattern_colptr[6] = { 0, 5, 8, 11, 14, 17 };
 static const int quick_return_mass_pattern_rowind[17] = { 0, 1, 2, 3, 4, 0, 1, 2, 0, 1, 2, 0, 3, 4, 0, 3, 4 };
 static const mb_pattern quick_return_mass_pattern = { 5, 5, quick_return_mass_pattern_colptr, quick_return_mass_pattern_rowind };
@@ -1528,5 +1534,6 @@ const mb_model quick_return_model = {
     .total_mass = quick_return_total_mass,
     .gravity = { 0.0, -9.8100000000000005, 0.0 },
     .slot_ops = quick_return_slot_ops,
+    .c_names = quick_return_c_names,
 };
 #endif

@@ -725,6 +725,10 @@ static const char *const slider_crank_point_names[1] = {
 };
 static const double slider_crank_z0[3] = { 0.52359877559829882, -0.64892660676636416, 0.48346523703813254 };
 static const double slider_crank_zd0[3] = { 0.0, 0.0, 0.0 };
+static const char *const slider_crank_c_names[2] = {
+    "wrist_pin.1",
+    "wrist_pin.2"
+};
 static const int slider_crank_mass_pattern_colptr[4] = { 0, 2, 4, 5 };
 static const int slider_crank_mass_pattern_rowind[5] = { 0, 1, 0, 1, 2 };
 static const mb_pattern slider_crank_mass_pattern = { 3, 3, slider_crank_mass_pattern_colptr, slider_crank_mass_pattern_rowind };
@@ -824,5 +828,6 @@ const mb_model slider_crank_model = {
     .total_mass = slider_crank_total_mass,
     .gravity = { 0.0, -9.8100000000000005, 0.0 },
     .slot_ops = slider_crank_slot_ops,
+    .c_names = slider_crank_c_names,
 };
 #endif

@@ -10,6 +10,7 @@ typedef struct {
     int m, n;        /* rows, dependent columns (m >= n: the dependent columns are independent) */
     int *rows;       /* m constraint rows, ascending */
     int *cols;       /* n positions in dep, ascending */
+    int *coords;     /* n: dep[cols[jj]], the coordinates themselves */
     int ncoup, *coup; /* the positions c in ind whose column has a non-zero in the block's rows */
     double *A;       /* m x n: the block, then its QR factor */
     double *B;       /* m x max(dof, 1): right-hand sides, then solutions in the first n rows */
@@ -20,7 +21,7 @@ struct kin_blocks {
     int nc, nz, rank, dof, nrhs;
     int *dep, *ind;  /* rank, dof */
     int *rcolptr, *rrowind; /* R's dependent non-zeros by column (kin_blocks_R_pattern) */
-    int nb;
+    int nb, worst;   /* blocks; the least regular one at the last factorization */
     block *b;
 };
 
@@ -29,6 +30,7 @@ void kin_blocks_free(kin_blocks *kb) {
     for (int i = 0; i < kb->nb; ++i) {
         free(kb->b[i].rows);
         free(kb->b[i].cols);
+        free(kb->b[i].coords);
         free(kb->b[i].coup);
         free(kb->b[i].A);
         free(kb->b[i].B);
@@ -102,6 +104,7 @@ kin_blocks *kin_blocks_create(const mb_pattern *P, int nc, int nz, const int *de
         block *b = &kb->b[i];
         if (i >= nb) b->m = 1;
         if (!(b->rows = calloc((size_t)b->m, sizeof(int))) || !(b->cols = calloc((size_t)b->n, sizeof(int))) ||
+            !(b->coords = calloc((size_t)b->n, sizeof(int))) ||
             !(b->coup = calloc((size_t)dof + 1, sizeof(int))) || !(b->A = calloc((size_t)b->m * b->n, sizeof(double))) ||
             !(b->B = calloc((size_t)b->m * kb->nrhs, sizeof(double))))
             goto nomem;
@@ -120,6 +123,7 @@ kin_blocks *kin_blocks_create(const mb_pattern *P, int nc, int nz, const int *de
     for (int j = 0, z = nb; j < rank; ++j) {
         block *b = first[j] >= 0 ? &kb->b[blk[find(parent, first[j])]] : &kb->b[z++];
         if (first[j] < 0) b->rows[b->m++] = 0;
+        b->coords[b->n] = dep[j];
         b->cols[b->n++] = j;
     }
     /* The independent columns reaching each block (mark = the last c added to a block, + 1). */
@@ -160,8 +164,9 @@ nomem:
 }
 
 int kin_blocks_factor(kin_blocks *kb, const double *J, double tol, double *ratio, char *err, size_t errlen) {
-    double r11 = 0, rnn = INFINITY;
+    double r11 = 0, rnn = INFINITY, least = INFINITY;
     int full = 1;
+    kb->worst = 0;
     for (int i = 0; i < kb->nb; ++i) {
         block *b = &kb->b[i];
         int rd = 0, rc;
@@ -171,9 +176,11 @@ int kin_blocks_factor(kin_blocks *kb, const double *J, double tol, double *ratio
             for (int ii = 0; ii < b->m; ++ii) a[ii] = col[b->rows[ii]];
         }
         if ((rc = mb_qrp_factor_small(b->ws, b->m, b->n, b->A, tol, &rd, err, errlen))) return rc;
+        double last = fabs(b->A[(size_t)(b->n - 1) * b->m + (b->n - 1)]), own = rd < b->n ? -1 : last / fabs(b->A[0]);
+        if (own < least) least = own, kb->worst = i;
         full = full && rd == b->n;
         r11 = fmax(r11, fabs(b->A[0]));
-        rnn = fmin(rnn, fabs(b->A[(size_t)(b->n - 1) * b->m + (b->n - 1)]));
+        rnn = fmin(rnn, last);
     }
     *ratio = full && r11 > 0 ? rnn / r11 : 0;
     return MB_OK;
@@ -233,6 +240,13 @@ int kin_blocks_R(kin_blocks *kb, const double *J, double *R, char *err, size_t e
 void kin_blocks_R_pattern(const kin_blocks *kb, const int **colptr, const int **rowind) {
     *colptr = kb->rcolptr;
     *rowind = kb->rrowind;
+}
+
+int kin_blocks_worst(const kin_blocks *kb) { return kb->worst; }
+
+void kin_blocks_members(const kin_blocks *kb, int b, const int **rows, const int **coords) {
+    *rows = kb->b[b].rows;
+    *coords = kb->b[b].coords;
 }
 
 int kin_blocks_count(const kin_blocks *kb) { return kb ? kb->nb : 0; }

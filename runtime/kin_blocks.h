@@ -29,6 +29,9 @@ void kin_blocks_free(kin_blocks *kb);
  * *ratio = the smallest last diagonal |R_nn| of the blocks over the largest first |R_11| (0 when a block is
  * rank deficient): the conditioning test of the choice, as |R_rr / R_11| of one QR of the whole block. */
 int kin_blocks_factor(kin_blocks *kb, const double *J, double tol, double *ratio, char *err, size_t errlen);
+/* The block of the last factorization with the smallest |R_nn / R_11| (a rank-deficient one first): where the
+ * choice fails, for messages. */
+int kin_blocks_worst(const kin_blocks *kb);
 
 /* Least-squares solution of Phi_z[:, dep] x = b for nrhs <= max(dof, 1) right-hand sides: b is nc x nrhs
  * (leading dimension nc); on return its first rank rows hold x in the order of dep. */
@@ -51,5 +54,7 @@ void kin_blocks_R_pattern(const kin_blocks *kb, const int **colptr, const int **
 int kin_blocks_count(const kin_blocks *kb);
 /* Rows and dependent columns of block b. */
 void kin_blocks_shape(const kin_blocks *kb, int b, int *rows, int *cols);
+/* Its constraint rows and its dependent coordinates (indices into z), as many as kin_blocks_shape says. */
+void kin_blocks_members(const kin_blocks *kb, int b, const int **rows, const int **coords);
 
 #endif

@@ -27,6 +27,8 @@ struct mb_kin {
     double *prefer;       /* nz column weights of the first automatic choice, or NULL */
     int keep_prefer;      /* until the first velocity solve: keep the preferred choice while it is regular */
     long reselections;
+    char notes[MB_KIN_NOTES][192]; /* the first re-selections: time, reason, old and new choice */
+    int *before;          /* nz: the choice before a re-selection, to say what changed */
     long factorizations;  /* of the dependent block (mb_kin_factor calls that did the work) */
     int factored;         /* J and A hold Phi_z and its factors at (tf, zf, pf) */
     double tf, *zf, *pf;  /* nz, np */
@@ -57,12 +59,19 @@ void mb_kin_free(mb_kin *k) {
     free(k->zf);
     free(k->pf);
     free(k->prefer);
+    free(k->before);
     free(k->work);
     mb_linalg_free(k->ws);
     free(k);
 }
 
 static const char *mname(const mb_model *m) { return m->name ? m->name : "(unnamed)"; }
+/* Equation i as the model names it ("fl_ubj.2"), else its number. */
+static const char *ename(const mb_model *m, int i, char *buf, size_t len) {
+    if (m->c_names && m->c_names[i]) return m->c_names[i];
+    snprintf(buf, len, "%d", i);
+    return buf;
+}
 static const char *zname(const mb_model *m, int i) {
     return m->z_names && m->z_names[i] ? m->z_names[i] : "?";
 }
@@ -99,7 +108,7 @@ mb_kin *mb_kin_create(const mb_model *m, const mb_kin_options *o, char *err, siz
         !(k->J = calloc(nc * nz, sizeof *k->J)) || !(k->Jv = calloc(nc * nz, sizeof *k->Jv)) ||
         !(k->phi = calloc(nc, sizeof *k->phi)) ||
         !(k->vec = calloc(nc, sizeof *k->vec)) || !(k->b = calloc(nc * (nz + 1), sizeof *k->b)) ||
-        !(k->zt = calloc(nz, sizeof *k->zt)) || !(k->zf = calloc(nz, sizeof *k->zf)) ||
+        !(k->zt = calloc(nz, sizeof *k->zt)) || !(k->before = calloc(nz, sizeof *k->before)) || !(k->zf = calloc(nz, sizeof *k->zf)) ||
         !(k->pf = calloc((size_t)m->np + 1, sizeof *k->pf)) || !(k->work = mb_work_alloc(m)))
         goto nomem;
     if (m->nc > 0 && !(k->ws = mb_linalg_create(m->nc, m->nz, m->nz + 1, err, errlen))) {
@@ -227,6 +236,26 @@ static void list_names(const mb_kin *k, const int *idx, int n, char *buf, size_t
         used += (size_t)snprintf(buf + used, len - used, "%s%s", j ? ", " : "", zname(k->m, idx[j]));
 }
 
+/* Notes a re-selection: "t = 0.512: |R_rr/R_11| = 0.0031 < 0.01; independent J2 -> J1" (the coordinates that left
+ * the independent set, then those that joined it). */
+static void note_reselection(mb_kin *k, double t, double ratio) {
+    long i = k->reselections++;
+    if (i >= MB_KIN_NOTES) return;
+    char *buf = k->notes[i];
+    size_t len = sizeof k->notes[i], used = 0;
+    used += (size_t)snprintf(buf, len, "t = %.10g: |R_rr/R_11| = %.3g < %g; independent ", t, ratio, k->o.reselect_tol);
+    for (int pass = 0; pass < 2; ++pass) {
+        const int *from = pass ? k->ind : k->before, *other = pass ? k->before : k->ind;
+        int shown = 0;
+        for (int a = 0; a < k->dof && used + 1 < len; ++a) {
+            int c = from[a], in = 0;
+            for (int b = 0; b < k->dof; ++b) in = in || other[b] == c;
+            if (!in) used += (size_t)snprintf(buf + used, len - used, "%s%s", shown++ ? ", " : "", zname(k->m, c));
+        }
+        if (!pass && used + 1 < len) used += (size_t)snprintf(buf + used, len - used, " -> ");
+    }
+}
+
 static int factor_at(mb_kin *k, double t, const double *z, const double *p, char *err, size_t errlen) {
     int rc, ok = 0;
     double ratio = 0;
@@ -265,15 +294,35 @@ static int factor_at(mb_kin *k, double t, const double *z, const double *p, char
     if (ok || (k->keep_prefer && ratio > 1e-8)) return MB_OK;
     char names[MB_ERRLEN / 2];
     list_names(k, k->ind, k->dof, names, sizeof names);
+    if (k->user && ratio == 0 && k->factorizations == 0) {
+        /* The model's own choice is redundant where the run starts: say which loop cannot be solved for which
+         * coordinates instead of replacing the choice behind the user's back. */
+        int b = kin_blocks_worst(k->blocks), m_b, n_b;
+        const int *rows, *coords;
+        kin_blocks_shape(k->blocks, b, &m_b, &n_b);
+        kin_blocks_members(k->blocks, b, &rows, &coords);
+        char eqs[MB_ERRLEN / 4], deps[MB_ERRLEN / 4], num[16];
+        size_t ue = 0, ud = 0;
+        eqs[0] = deps[0] = '\0';
+        for (int i = 0; i < m_b && ue + 1 < sizeof eqs; ++i)
+            ue += (size_t)snprintf(eqs + ue, sizeof eqs - ue, "%s%s", i ? ", " : "", ename(k->m, rows[i], num, sizeof num));
+        for (int j = 0; j < n_b && ud + 1 < sizeof deps; ++j)
+            ud += (size_t)snprintf(deps + ud, sizeof deps - ud, "%s%s", j ? ", " : "", zname(k->m, coords[j]));
+        return mb_fail(err, errlen, MB_ERR_SINGULAR,
+                       "model %s: the declared independent coordinates (%s) are redundant at t = %.10g: constraint "
+                       "equations %s cannot be solved for %s (their block of Phi_z is singular); declare other "
+                       "independent coordinates or none",
+                       mname(k->m), names, t, eqs, deps);
+    }
     if (!k->o.reselect)
         return mb_fail(err, errlen, MB_ERR_SINGULAR,
                        "model %s: at t = %.10g the independent coordinates (%s) no longer determine the others "
                        "(conditioning |R_rr/R_11| = %.3g of the dependent block); re-selection is off",
                        mname(k->m), t, names, ratio);
-    int before = k->ind[0] + (k->dof > 1 ? 7919 * k->ind[k->dof - 1] : 0);
+    memcpy(k->before, k->ind, (size_t)k->dof * sizeof(int));
     if ((rc = choose_auto(k, t, err, errlen))) return rc;
-    /* Counted only when the choice changes: the best choice may itself sit below reselect_tol. */
-    if (k->ind[0] + (k->dof > 1 ? 7919 * k->ind[k->dof - 1] : 0) != before) ++k->reselections;
+    /* Counted (and noted) only when the choice changes: the best choice may itself sit below reselect_tol. */
+    if (memcmp(k->before, k->ind, (size_t)k->dof * sizeof(int)) != 0) note_reselection(k, t, ratio);
     if ((rc = factor_dep(k, &ok, &ratio, err, errlen))) return rc;
     if (ratio == 0)
         return mb_fail(err, errlen, MB_ERR_SINGULAR,
@@ -332,9 +381,10 @@ static void violated(const mb_kin *k, const double *phi, double tol, char *buf, 
             if (fabs(phi[i]) > tol && fabs(phi[i]) < last && (best < 0 || fabs(phi[i]) > fabs(phi[best]))) best = i;
         if (best < 0) break;
         last = fabs(phi[best]);
+        char num[16];
         if (used + 1 < len)
-            used += (size_t)snprintf(buf + used, len - used, "%s%d (|Phi| = %.3g)", shown ? ", " : "", best,
-                                     fabs(phi[best]));
+            used += (size_t)snprintf(buf + used, len - used, "%s%s (|Phi| = %.3g)", shown ? ", " : "",
+                                     ename(k->m, best, num, sizeof num), fabs(phi[best]));
         ++shown;
     }
     if (count > shown && used + 1 < len) snprintf(buf + used, len - used, " and %d more", count - shown);
@@ -498,6 +548,9 @@ int mb_kin_rank(const mb_kin *k) { return k->rank; }
 const int *mb_kin_independent(const mb_kin *k) { return k->ind; }
 const int *mb_kin_dependent(const mb_kin *k) { return k->dep; }
 long mb_kin_reselections(const mb_kin *k) { return k->reselections; }
+const char *mb_kin_reselection_note(const mb_kin *k, long i) {
+    return i >= 0 && i < k->reselections && i < MB_KIN_NOTES ? k->notes[i] : NULL;
+}
 long mb_kin_factorizations(const mb_kin *k) { return k->factorizations; }
 
 int mb_kin_R_pattern(const mb_kin *k, const int **colptr, const int **rowind) {

@@ -87,6 +87,10 @@ int mb_kin_rank(const mb_kin *k);
 const int *mb_kin_independent(const mb_kin *k);  /* dof indices, ascending */
 const int *mb_kin_dependent(const mb_kin *k);    /* rank indices, ascending */
 long mb_kin_reselections(const mb_kin *k);  /* changes of the choice after the first one */
+/* The i-th re-selection (0-based, the first MB_KIN_NOTES of them) as "t = T: |R_rr/R_11| = R < TOL; independent
+ * LEFT -> JOINED"; NULL beyond. */
+#define MB_KIN_NOTES 16
+const char *mb_kin_reselection_note(const mb_kin *k, long i);
 long mb_kin_factorizations(const mb_kin *k); /* factorizations of the dependent block (none repeated at one point) */
 /* The blocks the dependent block splits into by its structure (kin_blocks.h), for the current choice: their
  * number (0 before the first factorization), and the rows and columns of the first `max` in rows, cols. */

@@ -161,6 +161,10 @@ typedef struct mb_model {
      * runtime choose between two routes to the same result (the tree DDM's kernels) without timing them.
      * NULL: not known. */
     const long *slot_ops;
+
+    /* nc: the constraint each equation belongs to, as the model names it ("fl_ubj.2": the second equation of the
+     * loop fl_ubj; a one-equation rod or drive: its name), for messages. NULL: not known. */
+    const char *const *c_names;
 } mb_model;
 
 #define MB_TYRE_OUTPUTS 9

@@ -576,6 +576,18 @@ int mb_sim_blocks(const mb_sim *s, int *rows, int *cols, int max) {
     return k ? mb_kin_blocks(k, rows, cols, max) : 0;
 }
 
+const int *mb_sim_independent(const mb_sim *s) {
+    mb_kin *k = sim_kin(s);
+    return k && mb_kin_dof(k) >= 0 ? mb_kin_independent(k) : NULL;
+}
+
+const char *mb_sim_reselection_note(const mb_sim *s, long i) {
+    mb_kin *k = sim_kin(s);
+    return k ? mb_kin_reselection_note(k, i) : NULL;
+}
+
+long mb_sim_position_iters(const mb_sim *s) { return s->mr ? mb_mr_position_iters(s->mr) : 0; }
+
 int mb_sim_constraint_violation(mb_sim *s, double v[3]) {
     v[0] = v[1] = v[2] = 0;
     mb_kin *k = sim_kin(s);

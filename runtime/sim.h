@@ -121,6 +121,12 @@ long mb_sim_reselections(const mb_sim *s);
 long mb_sim_factorizations(const mb_sim *s);
 /* The blocks of the dependent block of Phi_z (mb_kin_blocks), 0 for an open tree or before the first step. */
 int mb_sim_blocks(const mb_sim *s, int *rows, int *cols, int max);
+/* The independent coordinates now (mb_kin_independent; NULL for an open tree), mb_sim_dof of them, and the
+ * notes of the first re-selections (mb_kin_reselection_note; NULL beyond). */
+const int *mb_sim_independent(const mb_sim *s);
+const char *mb_sim_reselection_note(const mb_sim *s, long i);
+/* Newton iterations of matrix_r's position problems so far (0 for the other formulations). */
+long mb_sim_position_iters(const mb_sim *s);
 /* Work counters since create (set_state does not reset them). */
 void mb_sim_stats(const mb_sim *s, mb_stats *out);
 /* The message of the last failed call ("" if none). */

@@ -428,6 +428,11 @@ function M.generate(tree, spec, source_text, opts)
   end
   local indep = {}
   for i, k in ipairs(tree.independent or {}) do indep[i] = k - 1 end
+  local cnames = {}
+  for _, c in ipairs(tree.constraints or {}) do
+    local k = c.equations or 0
+    for e = 1, k do cnames[#cnames + 1] = k == 1 and c.name or (c.name .. "." .. e) end
+  end
 
   local refs = {
     z_names = names_array(T, name .. "_z_names", znames),
@@ -440,6 +445,7 @@ function M.generate(tree, spec, source_text, opts)
     z0 = numbers_array(T, name .. "_z0", z0),
     zd0 = numbers_array(T, name .. "_zd0", zd0),
     independent = numbers_array(T, name .. "_independent", indep, "int"),
+    c_names = names_array(T, name .. "_c_names", cnames),
   }
   local slots = SL.load()
   local patterns = {}
@@ -509,6 +515,7 @@ function M.generate(tree, spec, source_text, opts)
   T[#T + 1] = string.format("    .gravity = { %s, %s, %s },", c_number(E.const_value(g[1]) or 0),
     c_number(E.const_value(g[2]) or 0), c_number(E.const_value(g[3]) or 0))
   T[#T + 1] = string.format("    .slot_ops = %s_slot_ops,", name)
+  if #cnames > 0 then T[#T + 1] = string.format("    .c_names = %s,", refs.c_names) end
   T[#T + 1] = "};"
   L[#L + 1] = "#if MB_SECTION(1)"
   L[#L + 1] = table.concat(T, "\n")

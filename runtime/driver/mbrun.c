@@ -564,6 +564,18 @@ static int run(const run_args *a) {
             for (int b = 0; b < nb && b < 8; ++b) printf("%s%d x %d", b ? ", " : "", rows[b], cols[b]);
             if (nb > 0) printf("%s)", nb > 8 ? ", ..." : "");
             printf("\n");
+            const int *ind = mb_sim_independent(s);
+            if (ind) {
+                printf("independent coordinates (%d):", mb_sim_dof(s));
+                for (int c = 0; c < mb_sim_dof(s); ++c)
+                    printf("%s %s", c ? "," : "", m->z_names ? m->z_names[ind[c]] : "?");
+                printf("\n");
+            }
+            for (long i = 0; mb_sim_reselection_note(s, i); ++i)
+                printf("re-selection %ld: %s\n", i + 1, mb_sim_reselection_note(s, i));
+            if (a->o.formulation == MB_FORMULATION_MATRIX_R)
+                printf("position problems: %ld Newton iterations (%.3g per function evaluation)\n",
+                       mb_sim_position_iters(s), st.rhs_evals > 0 ? (double)mb_sim_position_iters(s) / st.rhs_evals : 0.0);
         }
         printf("wall time %.4g s, real-time factor %.4g\n", wall, wall > 0 ? a->t_end / wall : INFINITY);
         if (a->out) printf("wrote %s (%ld rows)\n", a->out, mb_csv_rows(csv));
