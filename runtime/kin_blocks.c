@@ -186,21 +186,24 @@ int kin_blocks_factor(kin_blocks *kb, const double *J, double tol, double *ratio
     return MB_OK;
 }
 
-int kin_blocks_solve(kin_blocks *kb, int nrhs, double *b, char *err, size_t errlen) {
-    if (nrhs > kb->nrhs)
-        return mb_fail(err, errlen, MB_ERR_ARG, "kinematics: %d right-hand sides, room for %d", nrhs, kb->nrhs);
-    for (int i = 0; i < kb->nb; ++i) {
-        block *k = &kb->b[i];
-        for (int c = 0; c < nrhs; ++c)
-            for (int ii = 0; ii < k->m; ++ii) k->B[ii + (size_t)c * k->m] = b[k->rows[ii] + (size_t)c * kb->nc];
-        int rc = mb_qrp_solve(k->ws, k->m, k->n, k->n, k->A, nrhs, k->B, err, errlen);
-        if (rc) return rc;
-    }
-    /* Every block read its rows before any solution overwrites them. */
-    for (int i = 0; i < kb->nb; ++i) {
-        const block *k = &kb->b[i];
-        for (int c = 0; c < nrhs; ++c)
-            for (int jj = 0; jj < k->n; ++jj) b[k->cols[jj] + (size_t)c * kb->nc] = k->B[jj + (size_t)c * k->m];
+int kin_blocks_solve(kin_blocks *kb, int nrhs, double *b, int ldb, char *err, size_t errlen) {
+    /* In chunks of the blocks' room for right-hand sides; in each, every block reads its rows before any solution
+     * overwrites them. */
+    for (int c0 = 0; c0 < nrhs; c0 += kb->nrhs) {
+        int nr = nrhs - c0 < kb->nrhs ? nrhs - c0 : kb->nrhs;
+        double *bc = b + (size_t)c0 * ldb;
+        for (int i = 0; i < kb->nb; ++i) {
+            block *k = &kb->b[i];
+            for (int c = 0; c < nr; ++c)
+                for (int ii = 0; ii < k->m; ++ii) k->B[ii + (size_t)c * k->m] = bc[k->rows[ii] + (size_t)c * ldb];
+            int rc = mb_qrp_solve(k->ws, k->m, k->n, k->n, k->A, nr, k->B, err, errlen);
+            if (rc) return rc;
+        }
+        for (int i = 0; i < kb->nb; ++i) {
+            const block *k = &kb->b[i];
+            for (int c = 0; c < nr; ++c)
+                for (int jj = 0; jj < k->n; ++jj) bc[k->cols[jj] + (size_t)c * ldb] = k->B[jj + (size_t)c * k->m];
+        }
     }
     return MB_OK;
 }

@@ -33,9 +33,9 @@ int kin_blocks_factor(kin_blocks *kb, const double *J, double tol, double *ratio
  * choice fails, for messages. */
 int kin_blocks_worst(const kin_blocks *kb);
 
-/* Least-squares solution of Phi_z[:, dep] x = b for nrhs <= max(dof, 1) right-hand sides: b is nc x nrhs
- * (leading dimension nc); on return its first rank rows hold x in the order of dep. */
-int kin_blocks_solve(kin_blocks *kb, int nrhs, double *b, char *err, size_t errlen);
+/* Least-squares solution of Phi_z[:, dep] x = b for nrhs right-hand sides: b is nc x nrhs with leading dimension
+ * ldb >= max(nc, rank); on return its first rank rows hold x in the order of dep. */
+int kin_blocks_solve(kin_blocks *kb, int nrhs, double *b, int ldb, char *err, size_t errlen);
 
 /* The least-norm solution of Phi_z[:, dep]' lambda = g (g: rank values in the order of dep; lambda: nc), block by
  * block; rows in no block get 0. For the constraint forces, Phi_z' lambda = -r restricted to the dependent rows:

@@ -353,7 +353,13 @@ int mb_kin_factor(mb_kin *k, double t, const double *z, const double *p, char *e
 
 /* x (dependent entries) from the factored block: A x = b in the least-squares sense, b nc x nrhs in k->b. */
 static int solve(mb_kin *k, int nrhs, char *err, size_t errlen) {
-    return kin_blocks_solve(k->blocks, nrhs, k->b, err, errlen);
+    return kin_blocks_solve(k->blocks, nrhs, k->b, k->nc, err, errlen);
+}
+
+int mb_kin_solve_dependent(mb_kin *k, int nrhs, double *b, int ldb, char *err, size_t errlen) {
+    if (k->rank < 0) return mb_fail(err, errlen, MB_ERR_ARG, "mb_kin_solve_dependent: call mb_kin_factor first");
+    if (k->nc == 0 || k->rank == 0) return MB_OK;
+    return kin_blocks_solve(k->blocks, nrhs, b, ldb, err, errlen);
 }
 
 static double maxabs(const double *v, int n) {

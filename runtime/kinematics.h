@@ -59,6 +59,12 @@ int mb_kin_acceleration(mb_kin *k, double t, const double *z, const double *zd, 
 /* R (nz x dof, column-major): zd = R zd_i for scleronomic constraints; Phi_z R = 0, R[i, :] = I. */
 int mb_kin_R(mb_kin *k, double *R, char *err, size_t errlen);
 
+/* The dependent block's least-squares solve with the current factors, as the velocity and acceleration problems
+ * use it: b is nc x nrhs with leading dimension ldb >= max(nc, rank); on return its first rank rows hold the
+ * solutions in the order of mb_kin_dependent. For callers with right-hand sides of their own (the Matrix R
+ * sensitivities), so that they share the factorization. */
+int mb_kin_solve_dependent(mb_kin *k, int nrhs, double *b, int ldb, char *err, size_t errlen);
+
 /* The multipliers lambda (nc) of the constraint forces -Phi_z' lambda = r (nz) at (t, z, p), from the dependent
  * rows Phi_z[:, dep]' lambda = -r[dep] by the dependent block's factors (factored here unless they are at that
  * point): exact when r lies in the range of Phi_z', as Matrix R's M zdd - Q does; the least-norm lambda where

@@ -22,25 +22,19 @@ typedef struct {
     sens_ctx *c;
     mb_mr *mr;
     int nc, ns, dof;
-    int ldb;                              /* leading dimension of B: max(nc, dependent count), as mb_qrp_solve wants */
+    int ldb;                              /* leading dimension of B: max(nc, n) */
     int with_p;                           /* 1: the columns are d/dp; 0: directions in (z_i, zd_i), no p terms */
     double *z, *zd, *zdd, *r, *lam;       /* n, n, n, n, max(n, nc) */
-    double *Jz, *Jd, *B, *At;             /* nc x n, nc x n, max(n,nc) x ns, n x nc (Phi_z' for lambda) */
+    double *Jz, *B;                       /* nc x n, max(n,nc) x ns */
     double *Vz, *Vp, *Az, *Ap, *bz, *bzd, *bp, *TWz, *TWp;
     double *S, *Sd, *Sdd, *rhs1, *X, *R, *MR, *Mb, *W;
-    int *dep;
-    mb_linalg *qr, *ls;
 } mr_ctx;
 
 static void mr_free(mr_ctx *x) {
     mb_mr_free(x->mr);
-    double *bufs[] = {x->z, x->zd, x->zdd, x->r, x->lam, x->Jz, x->Jd, x->B, x->At, x->Vz, x->Vp, x->Az, x->Ap,
-                      x->bz, x->bzd, x->bp, x->TWz, x->TWp, x->S, x->Sd, x->Sdd, x->rhs1, x->X, x->R, x->MR, x->Mb,
-                      x->W};
+    double *bufs[] = {x->z, x->zd, x->zdd, x->r, x->lam, x->Jz, x->B, x->Vz, x->Vp, x->Az, x->Ap, x->bz, x->bzd,
+                      x->bp, x->TWz, x->TWp, x->S, x->Sd, x->Sdd, x->rhs1, x->X, x->R, x->MR, x->Mb, x->W};
     for (size_t i = 0; i < sizeof bufs / sizeof *bufs; ++i) free(bufs[i]);
-    free(x->dep);
-    mb_linalg_free(x->qr);
-    mb_linalg_free(x->ls);
 }
 
 /* cap: the most sensitivity columns an evaluation will carry (np for the DDM, more for the adjoint). */
@@ -56,8 +50,9 @@ static int mr_init(mr_ctx *x, sens_ctx *c, int cap, char *err, size_t errlen) {
     if (!(x->mr = mb_mr_create(m, NULL, err, errlen))) return MB_ERR_MODEL;
     x->z = calloc(n, sizeof(double)), x->zd = calloc(n, sizeof(double)), x->zdd = calloc(n, sizeof(double));
     x->r = calloc(n, sizeof(double)), x->lam = calloc(big, sizeof(double));
-    x->Jz = calloc(nc * n, sizeof(double)), x->Jd = calloc(nc * n, sizeof(double));
-    x->B = calloc(big * (ns > 1 ? ns : 1), sizeof(double)), x->At = calloc(n * nc, sizeof(double));
+    x->Jz = calloc(nc * n, sizeof(double));
+    x->B = calloc(big * (ns > 1 ? ns : 1), sizeof(double));
+    x->ldb = (int)big;
     x->Vz = calloc(nc * n, sizeof(double)), x->Vp = calloc(nc * np, sizeof(double));
     x->Az = calloc(nc * n, sizeof(double)), x->Ap = calloc(nc * np, sizeof(double));
     x->bz = calloc(nc * n, sizeof(double)), x->bzd = calloc(nc * n, sizeof(double)), x->bp = calloc(nc * np, sizeof(double));
@@ -66,24 +61,24 @@ static int mr_init(mr_ctx *x, sens_ctx *c, int cap, char *err, size_t errlen) {
     x->rhs1 = calloc(n * ns, sizeof(double)), x->X = calloc(n * ns, sizeof(double));
     x->R = calloc(n * n, sizeof(double)), x->MR = calloc(n * n, sizeof(double)), x->Mb = calloc(n * n, sizeof(double));
     x->W = calloc(n * ns, sizeof(double));
-    x->dep = calloc(n, sizeof(int));
-    x->qr = mb_linalg_create((int)big, (int)big, (int)(ns > 1 ? ns : 1), err, errlen);
-    x->ls = mb_linalg_create((int)big, (int)big, (int)(ns > 1 ? ns : 1), err, errlen);
-    if (!x->qr || !x->ls) return MB_ERR_ALLOC;
-    if (!x->z || !x->zd || !x->zdd || !x->r || !x->lam || !x->Jz || !x->Jd || !x->B || !x->At || !x->Vz || !x->Vp ||
-        !x->Az || !x->Ap || !x->bz || !x->bzd || !x->bp || !x->TWz || !x->TWp || !x->S || !x->Sd || !x->Sdd ||
-        !x->rhs1 || !x->X || !x->R || !x->MR || !x->Mb || !x->W || !x->dep)
+    if (!x->z || !x->zd || !x->zdd || !x->r || !x->lam || !x->Jz || !x->B || !x->Vz || !x->Vp || !x->Az || !x->Ap ||
+        !x->bz || !x->bzd || !x->bp || !x->TWz || !x->TWp || !x->S || !x->Sd || !x->Sdd || !x->rhs1 || !x->X ||
+        !x->R || !x->MR || !x->Mb || !x->W)
         return mb_fail(err, errlen, MB_ERR_ALLOC, "sens: out of memory (matrix_r sensitivities)");
     return MB_OK;
 }
 
-/* Dependent rows of Y (n x ns) from Phi_d Y_d = RHS (nc x ns, in x->B with leading dimension big). */
-static int solve_dep(mr_ctx *x, int rank, int nd, double *Y, char *err, size_t errlen) {
-    int n = x->c->n, nc = x->nc, big = x->ldb;
-    int rc = mb_qrp_solve(x->qr, nc, nd, rank, x->Jd, x->ns, x->B, err, errlen);
+/* Dependent rows of Y (n x ns) from Phi_d Y_d = RHS (nc x ns, in x->B with leading dimension ldb), by the factors
+ * of the dependent block the dynamics keeps (mb_mr_accel factored it at this z): one factorization per point for
+ * the motion and its sensitivities. */
+static int solve_dep(mr_ctx *x, double *Y, char *err, size_t errlen) {
+    mb_kin *kin = mb_mr_kin(x->mr);
+    int n = x->c->n, big = x->ldb, nd = mb_kin_rank(kin);
+    const int *dep = mb_kin_dependent(kin);
+    int rc = mb_kin_solve_dependent(kin, x->ns, x->B, big, err, errlen);
     if (rc) return rc;
     for (int j = 0; j < x->ns; ++j)
-        for (int k = 0; k < nd; ++k) Y[x->dep[k] + (size_t)j * n] = x->B[k + (size_t)j * big];
+        for (int k = 0; k < nd; ++k) Y[dep[k] + (size_t)j * n] = x->B[k + (size_t)j * big];
     return MB_OK;
 }
 
@@ -117,19 +112,10 @@ static int mr_eval(mr_ctx *x, double t, const double *y, double *f, char *err, s
     if ((rc = mb_mr_accel(x->mr, t, x->z, x->zd, c->u, c->p, x->zdd, err, errlen))) return rc;
     if (ns > 0) {
         mb_kin *kin = mb_mr_kin(x->mr);
-        int d = mb_kin_dof(kin), nd = 0, rank;
+        int d = mb_kin_dof(kin);
         const int *ind = mb_kin_independent(kin);
-        char isind[4096];
-        if (n > (int)sizeof isind) return mb_fail(err, errlen, MB_ERR_ARG, "sens: more than %zu coordinates", sizeof isind);
-        memset(isind, 0, (size_t)n);
-        for (int k = 0; k < d; ++k) isind[ind[k]] = 1;
-        for (int k = 0; k < n; ++k)
-            if (!isind[k]) x->dep[nd++] = k;
-        big = x->ldb = nc > nd ? nc : nd;
         mb_args a = {t, x->z, x->zd, x->zdd, c->u, c->p, NULL};
         m->constraints_dz(&a, x->Jz, c->work);
-        for (int k = 0; k < nd; ++k) memcpy(x->Jd + (size_t)k * nc, x->Jz + (size_t)x->dep[k] * nc, (size_t)nc * sizeof(double));
-        if ((rc = mb_qrp_factor(x->qr, nc, nd, x->Jd, 0, &rank, err, errlen))) return rc;
         const double *Sy = y + 2 * n, *Sdy = Sy + nS;
         /* S: independent rows from y, dependent from Phi_z S = -Phi_p. */
         memcpy(x->S, Sy, nS * sizeof(double));
@@ -140,7 +126,7 @@ static int mr_eval(mr_ctx *x, double t, const double *y, double *f, char *err, s
                 for (int k = 0; k < d; ++k) s += x->Jz[i + (size_t)ind[k] * nc] * x->S[ind[k] + (size_t)j * n];
                 x->B[i + (size_t)j * big] = -s;
             }
-        if ((rc = solve_dep(x, rank, nd, x->S, err, errlen))) return rc;
+        if ((rc = solve_dep(x, x->S, err, errlen))) return rc;
         /* Sd: Phi_z Sd = -(V_z S + V_p). */
         memcpy(x->Sd, Sdy, nS * sizeof(double));
         m->constraint_vel_dz(&a, x->Vz, c->work);
@@ -152,14 +138,11 @@ static int mr_eval(mr_ctx *x, double t, const double *y, double *f, char *err, s
                 for (int k = 0; k < d; ++k) s += x->Jz[i + (size_t)ind[k] * nc] * x->Sd[ind[k] + (size_t)j * n];
                 x->B[i + (size_t)j * big] = -s;
             }
-        if ((rc = solve_dep(x, rank, nd, x->Sd, err, errlen))) return rc;
-        /* lambda from Phi_z' lambda = -r (least squares: redundant constraints give the minimum norm). */
+        if ((rc = solve_dep(x, x->Sd, err, errlen))) return rc;
+        /* lambda from Phi_z' lambda = -r on the dependent rows, by the same factors (r = M zdd - Q lies in the range
+         * of Phi_z'; redundant constraints give the least-norm lambda). */
         m->inverse_dynamics(&a, x->r, c->work);
-        for (int i = 0; i < nc; ++i)
-            for (int k = 0; k < n; ++k) x->At[k + (size_t)i * n] = x->Jz[i + (size_t)k * nc];
-        for (int k = 0; k < n; ++k) x->lam[k] = -x->r[k];
-        int lrank;
-        if ((rc = mb_lstsq(x->ls, n, nc, 1, x->At, x->lam, 0, &lrank, err, errlen))) return rc;
+        if ((rc = mb_kin_multipliers(kin, t, x->z, c->p, x->r, x->lam, err, errlen))) return rc;
         mb_args aw = a;
         aw.w = x->lam;
         /* rhs1 = -((K + TWz) S + C Sd + r_p + TWp). */
@@ -191,7 +174,7 @@ static int mr_eval(mr_ctx *x, double t, const double *y, double *f, char *err, s
                 x->B[i + (size_t)j * big] = -s;
             }
         memset(x->X, 0, nS * sizeof(double));
-        if ((rc = solve_dep(x, rank, nd, x->X, err, errlen))) return rc;
+        if ((rc = solve_dep(x, x->X, err, errlen))) return rc;
         /* W = (R'MR)^-1 R'(rhs1 - M X); Sdd = X + R W. The kinematics is factored at z (mb_mr_accel). */
         if ((rc = mb_kin_R(kin, x->R, err, errlen))) return rc;
         m->mass(&a, c->M, c->work);
