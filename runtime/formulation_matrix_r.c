@@ -106,6 +106,20 @@ int mb_mr_project(mb_mr *mr, double t, double *z, double *zd, const double *p, c
     return zd ? mb_kin_velocity(mr->kin, t, z, zd, p, err, errlen) : MB_OK;
 }
 
+/* M is checked only when a result built on it is not finite (a non-finite entry the products never read does not
+ * matter): 1, with the entry named in err, when it holds one. */
+static int mass_nan(const mb_mr *mr, double t, char *err, size_t errlen) {
+    int n = mr->nz;
+    const char *const *zn = mr->m->z_names;
+    for (int i = 0; i < n * n; ++i)
+        if (!isfinite(mr->M[i])) {
+            mb_fail(err, errlen, MB_ERR_NAN, "mass matrix M(%d, %d) (%s, %s) is %g at t = %.10g", i % n, i / n,
+                    zn ? zn[i % n] : "?", zn ? zn[i / n] : "?", mr->M[i], t);
+            return 1;
+        }
+    return 0;
+}
+
 int mb_mr_accel(mb_mr *mr, double t, const double *z, const double *zd, const double *u, const double *p,
                 double *zdd, char *err, size_t errlen) {
     int n = mr->nz, d = mb_kin_dof(mr->kin), rc;
@@ -113,11 +127,6 @@ int mb_mr_accel(mb_mr *mr, double t, const double *z, const double *zd, const do
     mr->m->mass(&a, mr->M, mr->work);
     mr->m->forces(&a, mr->Q, mr->work);
     const char *const *zn = mr->m->z_names;
-    int finite = mb_all_finite(mr->M, (size_t)n * n);
-    for (int i = 0; i < n * n && !finite; ++i)
-        if (!isfinite(mr->M[i]))
-            return mb_fail(err, errlen, MB_ERR_NAN, "mass matrix M(%d, %d) (%s, %s) is %g at t = %.10g", i % n, i / n,
-                           zn ? zn[i % n] : "?", zn ? zn[i / n] : "?", mr->M[i], t);
     for (int i = 0; i < n; ++i)
         if (!isfinite(mr->Q[i]))
             return mb_fail(err, errlen, MB_ERR_NAN, "forces Q[%d] (%s) is %g at t = %.10g", i, zn ? zn[i] : "?", mr->Q[i], t);
@@ -172,7 +181,7 @@ int mb_mr_accel(mb_mr *mr, double t, const double *z, const double *zd, const do
             mr->Mb[a_ + (size_t)c * d] = mr->Mb[c + (size_t)a_ * d] = v;
         }
     }
-    if ((rc = mb_chol_factor(d, mr->Mb, err, errlen))) return rc;
+    if ((rc = mb_chol_factor(d, mr->Mb, err, errlen))) return mass_nan(mr, t, err, errlen) ? MB_ERR_NAN : rc;
     if ((rc = mb_chol_solve(d, mr->Mb, 1, zi, err, errlen))) return rc;
     for (int i = 0; i < n; ++i) zdd[i] = x[i];
     for (int c = 0; c < d; ++c) {
@@ -181,7 +190,8 @@ int mb_mr_accel(mb_mr *mr, double t, const double *z, const double *zd, const do
     }
     for (int i = 0; i < n; ++i)
         if (!isfinite(zdd[i]))
-            return mb_fail(err, errlen, MB_ERR_NAN, "acceleration zdd[%d] (%s) is %g at t = %.10g", i, zn ? zn[i] : "?",
+            return mass_nan(mr, t, err, errlen) ? MB_ERR_NAN
+                 : mb_fail(err, errlen, MB_ERR_NAN, "acceleration zdd[%d] (%s) is %g at t = %.10g", i, zn ? zn[i] : "?",
                            zdd[i], t);
     return MB_OK;
 }

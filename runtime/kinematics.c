@@ -267,7 +267,10 @@ static int factor_at(mb_kin *k, double t, const double *z, const double *p, char
         return MB_OK;
     }
     eval(k, k->m->constraints_dz, t, z, NULL, p, k->J);
-    if ((rc = check_finite(k, k->J, k->nc, k->nz, "Phi_z", t, err, errlen))) return rc;
+    const mb_pattern *P = k->m->constraints_dz_pattern;
+    int clean = P && P->rows == k->nc && P->cols == k->nz &&
+                mb_all_finite_pattern(k->J, k->nc, k->nz, P->colptr, P->rowind);
+    if (!clean && (rc = check_finite(k, k->J, k->nc, k->nz, "Phi_z", t, err, errlen))) return rc;
     if (k->rank < 0) {
         if (k->user) {
             /* The user's choice must match the number of degrees of freedom. */
@@ -441,11 +444,18 @@ int mb_kin_position(mb_kin *k, double t, double *z, const double *p, int *iters,
 
 /* b = -(v + Phi_z[:, ind] x_ind), solved for the dependent entries of x. */
 static int dependent_rhs(mb_kin *k, const double *v, double *x, char *err, size_t errlen) {
+    const mb_pattern *P = k->m->constraints_dz_pattern;
+    if (P && (P->rows != k->nc || P->cols != k->nz)) P = NULL;
     for (int i = 0; i < k->nc; ++i) k->b[i] = v ? -v[i] : 0;
     for (int j = 0; j < k->dof; ++j) {
         int c = k->ind[j];
         const double *col = k->J + (size_t)c * k->nc;
-        for (int i = 0; i < k->nc; ++i) k->b[i] -= col[i] * x[c];
+        if (x[c] == 0) continue;
+        if (P) {   /* the column's structural non-zeros only */
+            for (int q = P->colptr[c]; q < P->colptr[c + 1]; ++q) k->b[P->rowind[q]] -= col[P->rowind[q]] * x[c];
+        } else {
+            for (int i = 0; i < k->nc; ++i) k->b[i] -= col[i] * x[c];
+        }
     }
     int rc = solve(k, 1, err, errlen);
     if (rc) return rc;

@@ -130,6 +130,16 @@ int mb_all_finite(const double *v, size_t n) {
     return any == 0;
 }
 
+int mb_all_finite_pattern(const double *a, int rows, int cols, const int *colptr, const int *rowind) {
+    if (!colptr || !rowind) return mb_all_finite(a, (size_t)rows * cols);
+    double any = 0;
+    for (int j = 0; j < cols; ++j) {
+        const double *c = a + (size_t)j * rows;
+        for (int q = colptr[j]; q < colptr[j + 1]; ++q) any += c[rowind[q]] * 0.0;
+    }
+    return any == 0;
+}
+
 static int check_finite(int count, const double *a, const char *what, char *err, size_t errlen) {
     if (mb_all_finite(a, (size_t)(count > 0 ? count : 0))) return MB_OK;
     for (int i = 0; i < count; ++i)

@@ -25,6 +25,9 @@ void mb_linalg_free(mb_linalg *ws);
 /* 1 when all n values are finite: one pass of x * 0 sums (0 for finite x, NaN otherwise), the cheap test before a
  * loop that names the offending entry. */
 int mb_all_finite(const double *v, size_t n);
+/* The same over the structural non-zeros of a dense rows x cols matrix (compressed-column colptr, rowind; NULL:
+ * every entry): a generated function writes its structural zeros as exact zeros, which cannot be NaN. */
+int mb_all_finite_pattern(const double *a, int rows, int cols, const int *colptr, const int *rowind);
 
 /* 1-norm (largest column sum of |a_ij|) of an m x n matrix, for the rcond calls. */
 double mb_norm1(int m, int n, const double *a);
