@@ -86,8 +86,8 @@ long mb_mr_position_iters(const mb_mr *mr) { return mr->pos_iters; }
 int mb_mr_project(mb_mr *mr, double t, double *z, double *zd, const double *p, char *err, size_t errlen) {
     int it = 0, rc;
     size_t bytes = (size_t)mr->nz * sizeof(double);
-    /* Factor at the guess first, so an ill-conditioned choice is replaced before Newton holds it fixed. */
-    if ((rc = mb_kin_factor(mr->kin, t, z, p, err, errlen))) return rc;
+    /* The position problem factors where it needs to (at the guess before a full Newton step, at the solution in
+     * any case), and its factorization checks the choice's conditioning there. */
     memcpy(mr->tmp, z, bytes);
     rc = mb_kin_position(mr->kin, t, z, p, &it, err, errlen);
     mr->pos_iters += it;

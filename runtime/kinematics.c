@@ -30,7 +30,8 @@ struct mb_kin {
     char notes[MB_KIN_NOTES][192]; /* the first re-selections: time, reason, old and new choice */
     int *before;          /* nz: the choice before a re-selection, to say what changed */
     long factorizations;  /* of the dependent block (mb_kin_factor calls that did the work) */
-    int factored;         /* J and A hold Phi_z and its factors at (tf, zf, pf) */
+    int factored;         /* J and the blocks hold Phi_z and its factors at (tf, zf, pf) */
+    int have_factors;     /* the blocks hold factors for the current choice (from some point) */
     double tf, *zf, *pf;  /* nz, np */
     double *work;         /* the model functions' workspace */
 };
@@ -42,6 +43,7 @@ void mb_kin_options_default(mb_kin_options *o) {
     o->reselect_tol = 1e-2;
     o->reselect = 1;
     o->blocks = 1;
+    o->simplified = 1;
 }
 
 void mb_kin_free(mb_kin *k) {
@@ -162,6 +164,7 @@ static int check_finite(const mb_kin *k, const double *v, int rows, int cols, co
 static void lists_from_flags(mb_kin *k) {
     kin_blocks_free(k->blocks);
     k->blocks = NULL;
+    k->have_factors = 0;
     int ni = 0, nd = 0;
     for (int c = 0; c < k->nz; ++c) {
         if (k->is_ind[c]) k->ind[ni++] = c;
@@ -345,7 +348,9 @@ int mb_kin_factor(mb_kin *k, double t, const double *z, const double *p, char *e
         return MB_OK;
     k->factored = 0;
     int rc = factor_at(k, t, z, p, err, errlen);
-    if (rc || k->nc == 0 || (pbytes > 0 && !p)) return rc;
+    if (rc) return rc;
+    k->have_factors = k->blocks != NULL;
+    if (k->nc == 0 || (pbytes > 0 && !p)) return rc;
     k->factored = 1;
     k->tf = t;
     memcpy(k->zf, z, zbytes);
@@ -400,38 +405,53 @@ static void violated(const mb_kin *k, const double *phi, double tol, char *buf, 
 }
 
 int mb_kin_position(mb_kin *k, double t, double *z, const double *p, int *iters, char *err, size_t errlen) {
-    int rc, it;
+    int rc, it, have_phi = 0;
     if (iters) *iters = 0;
     if (k->nc == 0) return mb_kin_factor(k, t, z, p, err, errlen);
     const char *why = "the iteration limit was reached";
+    /* fresh: factor at every iterate (full Newton); else the last factors, until a step with them falls short. */
+    int fresh = !k->o.simplified || !k->have_factors;
     for (it = 0;; ++it) {
-        eval(k, k->m->constraints, t, z, NULL, p, k->phi);
-        if ((rc = check_finite(k, k->phi, k->nc, 1, "Phi", t, err, errlen))) return rc;
+        if (!have_phi) {
+            eval(k, k->m->constraints, t, z, NULL, p, k->phi);
+            if ((rc = check_finite(k, k->phi, k->nc, 1, "Phi", t, err, errlen))) return rc;
+        }
         if (maxabs(k->phi, k->nc) <= k->o.pos_tol) {
             if (iters) *iters = it;
             return mb_kin_factor(k, t, z, p, err, errlen);
         }
         if (it == k->o.pos_max_iter) break;
-        if ((rc = mb_kin_factor(k, t, z, p, err, errlen))) return rc;
+        if (fresh && (rc = mb_kin_factor(k, t, z, p, err, errlen))) return rc;
         for (int i = 0; i < k->nc; ++i) k->b[i] = -k->phi[i];
         if ((rc = solve(k, 1, err, errlen))) return rc;
         /* Damped step: halve until ||Phi|| decreases (Armijo on the Gauss-Newton direction), so a
          * poor initial guess does not jump to another assembly branch or diverge. */
-        double n0 = norm2(k->phi, k->nc), s = 1;
+        double n0 = norm2(k->phi, k->nc), n1 = INFINITY, s = 1;
         int accepted = 0;
         for (int ls = 0; ls < 12 && !accepted; ++ls, s *= 0.5) {
             memcpy(k->zt, z, (size_t)k->nz * sizeof(double));
             for (int j = 0; j < k->rank; ++j) k->zt[k->dep[j]] += s * k->b[j];
             eval(k, k->m->constraints, t, k->zt, NULL, p, k->vec);
-            double n1 = norm2(k->vec, k->nc);
+            n1 = norm2(k->vec, k->nc);
             if (isfinite(n1) && n1 <= (1 - 1e-4 * s) * n0) accepted = 1;
             else if (isfinite(n1) && n0 < 1e3 * k->o.pos_tol && n1 <= n0) accepted = 1; /* roundoff floor */
+        }
+        s *= 2; /* the step taken */
+        if (!fresh && (!accepted || s < 1 || n1 > 0.25 * n0)) {
+            /* The old factors fell short: full Newton from here (this iterate again if nothing was gained). */
+            fresh = 1;
+            if (!accepted) {
+                have_phi = 1;
+                continue;
+            }
         }
         if (!accepted) {
             why = "no step along the Newton direction reduces ||Phi|| (a least-squares minimum that is not zero)";
             break;
         }
         memcpy(z, k->zt, (size_t)k->nz * sizeof(double));
+        memcpy(k->phi, k->vec, (size_t)k->nc * sizeof(double));   /* Phi at the new iterate, already evaluated */
+        have_phi = 1;
     }
     if (iters) *iters = it;
     char list[MB_ERRLEN / 2];

@@ -26,6 +26,10 @@ typedef struct {
     int reselect;         /* 1: re-choose when ill-conditioned; 0: report MB_ERR_SINGULAR instead */
     int blocks;           /* 1: split the dependent block by Phi_z's generated pattern (kin_blocks.h); 0: factor it
                              as one dense block (the reference the split is checked against) */
+    int simplified;       /* 1: the position problem's Newton steps reuse the last factorization (from the last
+                             solve, at a nearby point) while it divides ||Phi|| by 4 per step, so a solve costs one
+                             factorization, at its solution; 0: a factorization at every iterate, so the result
+                             depends on the point alone (the sensitivities' replays want that) */
 } mb_kin_options;
 
 void mb_kin_options_default(mb_kin_options *o);

@@ -47,7 +47,12 @@ static int mr_init(mr_ctx *x, sens_ctx *c, int cap, char *err, size_t errlen) {
     x->with_p = 1;
     size_t n = (size_t)c->n, nc = (size_t)m->nc, ns = (size_t)(cap > 0 ? cap : 1), np = (size_t)(m->np > 0 ? m->np : 1);
     size_t big = n > nc ? n : nc;
-    if (!(x->mr = mb_mr_create(m, NULL, err, errlen))) return MB_ERR_MODEL;
+    /* Full Newton in the position problems: a replay between checkpoints then reaches the same points bit for bit,
+     * whatever was factored before it. */
+    mb_kin_options ko;
+    mb_kin_options_default(&ko);
+    ko.simplified = 0;
+    if (!(x->mr = mb_mr_create(m, &ko, err, errlen))) return MB_ERR_MODEL;
     x->z = calloc(n, sizeof(double)), x->zd = calloc(n, sizeof(double)), x->zdd = calloc(n, sizeof(double));
     x->r = calloc(n, sizeof(double)), x->lam = calloc(big, sizeof(double));
     x->Jz = calloc(nc * n, sizeof(double));
