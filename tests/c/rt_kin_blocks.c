@@ -49,13 +49,16 @@ int main(void) {
     is_int(kin_blocks_factor(kd, J, 1e-9, &rd, err, sizeof err), MB_OK, "the dense block factored");
     ok(rb > 1e-3 && rd > 1e-3, "both regular (ratios %.3g, %.3g)", rb, rd);
 
-    /* Least squares with DOF right-hand sides (the redundant row makes it a true least-squares problem). */
-    double B1[NC * DOF], B2[NC * DOF];
-    for (int i = 0; i < NC * DOF; ++i) B1[i] = B2[i] = rnd();
-    is_int(kin_blocks_solve(kb, DOF, B1, err, sizeof err), MB_OK, "blocks solve");
-    is_int(kin_blocks_solve(kd, DOF, B2, err, sizeof err), MB_OK, "dense solve");
+    /* Least squares (the redundant row makes it a true least-squares problem) with more right-hand sides than the
+     * blocks have room for (DOF), so they go in chunks, in a buffer with a leading dimension above nc. */
+#define NRHS (2 * DOF + 1)
+#define LDB (NC + 2)
+    double B1[LDB * NRHS], B2[LDB * NRHS];
+    for (int i = 0; i < LDB * NRHS; ++i) B1[i] = B2[i] = rnd();
+    is_int(kin_blocks_solve(kb, NRHS, B1, LDB, err, sizeof err), MB_OK, "blocks solve, %d right-hand sides", NRHS);
+    is_int(kin_blocks_solve(kd, NRHS, B2, LDB, err, sizeof err), MB_OK, "dense solve");
     double e = 0;
-    for (int c = 0; c < DOF; ++c) e = fmax(e, maxdiff(RANK, B1 + NC * c, B2 + NC * c));
+    for (int c = 0; c < NRHS; ++c) e = fmax(e, maxdiff(RANK, B1 + LDB * c, B2 + LDB * c));
     ok(e < 1e-13, "the same least-squares solutions (%.1g)", e);
 
     /* R: the same columns; outside the pattern the dense R is zero too. */
