@@ -4,36 +4,30 @@
 #include <string.h>
 
 #include "formulation_matrix_r.h"
+#include "matrix_r_tangent.h"
 #include "sens_common.h"
 #include "sens_direct.h"
 
 /* The augmented state is [z, zd, S, Sd, psi, grad] as for trees, integrated by rk4 or dopri5. Each
  * evaluation mirrors mb_mr_rhs: the dependent z and zd are re-assembled from the independent ones, and so
- * are the dependent rows of S and Sd, from the linearized constraints
- *     Phi_z S + Phi_p = 0,     Phi_z Sd + V_z S + V_p = 0          (V = Phi_z zd + Phi_t)
- * holding the independent rows. Sdd solves the differentiated index-1 equations
- *     M Sdd + Phi_z' Lambda = -((K + (Phi_z' lambda)_z) S + C Sd + r_p + (Phi_z' lambda)_p)
- *     Phi_z Sdd = -((A_z + b_z) S + b_zd Sd + A_p + b_p)             (A = Phi_z zdd, b = bias)
- * (K, C, r_p: derivatives of r = M zdd - Q; lambda from Phi_z' lambda = -r) by Matrix R:
- * Sdd = X + R W with Phi_z X = rhs2 on the dependent rows and R'MR W = R'(rhs1 - M X). Because the
- * sensitivities follow the scheme's own projections, the gradient is the derivative of the discrete psi. */
+ * are the dependent rows of S and Sd, from the linearized constraints holding the independent rows; Sdd is the
+ * motion's tangent along them (matrix_r_tangent.h). Because the sensitivities follow the scheme's own
+ * projections, the gradient is the derivative of the discrete psi. */
 
 typedef struct {
     sens_ctx *c;
     mb_mr *mr;
-    int nc, ns, dof;
-    int ldb;                              /* leading dimension of B: max(nc, n) */
+    mb_mrt *tan;                          /* the motion's tangent linear model (matrix_r_tangent.h) */
+    int ns;
     int with_p;                           /* 1: the columns are d/dp; 0: directions in (z_i, zd_i), no p terms */
-    double *z, *zd, *zdd, *r, *lam;       /* n, n, n, n, max(n, nc) */
-    double *Jz, *B;                       /* nc x n, max(n,nc) x ns */
-    double *Vz, *Vp, *Az, *Ap, *bz, *bzd, *bp, *TWz, *TWp;
-    double *S, *Sd, *Sdd, *rhs1, *X, *R, *MR, *Mb, *W;
+    double *z, *zd, *zdd;                 /* n each */
+    double *S, *Sd, *Sdd;                 /* n x cap each */
 } mr_ctx;
 
 static void mr_free(mr_ctx *x) {
     mb_mr_free(x->mr);
-    double *bufs[] = {x->z, x->zd, x->zdd, x->r, x->lam, x->Jz, x->B, x->Vz, x->Vp, x->Az, x->Ap, x->bz, x->bzd,
-                      x->bp, x->TWz, x->TWp, x->S, x->Sd, x->Sdd, x->rhs1, x->X, x->R, x->MR, x->Mb, x->W};
+    mb_mrt_free(x->tan);
+    double *bufs[] = {x->z, x->zd, x->zdd, x->S, x->Sd, x->Sdd};
     for (size_t i = 0; i < sizeof bufs / sizeof *bufs; ++i) free(bufs[i]);
 }
 
@@ -42,48 +36,20 @@ static int mr_init(mr_ctx *x, sens_ctx *c, int cap, char *err, size_t errlen) {
     const mb_model *m = c->m;
     memset(x, 0, sizeof *x);
     x->c = c;
-    x->nc = m->nc;
     x->ns = c->ns;
     x->with_p = 1;
-    size_t n = (size_t)c->n, nc = (size_t)m->nc, ns = (size_t)(cap > 0 ? cap : 1), np = (size_t)(m->np > 0 ? m->np : 1);
-    size_t big = n > nc ? n : nc;
+    size_t n = (size_t)c->n, ns = (size_t)(cap > 0 ? cap : 1);
     /* Full Newton in the position problems: a replay between checkpoints then reaches the same points bit for bit,
      * whatever was factored before it. */
     mb_kin_options ko;
     mb_kin_options_default(&ko);
     ko.simplified = 0;
     if (!(x->mr = mb_mr_create(m, &ko, err, errlen))) return MB_ERR_MODEL;
+    if (!(x->tan = mb_mrt_create(m, (int)ns, 1, err, errlen))) return MB_ERR_MODEL;
     x->z = calloc(n, sizeof(double)), x->zd = calloc(n, sizeof(double)), x->zdd = calloc(n, sizeof(double));
-    x->r = calloc(n, sizeof(double)), x->lam = calloc(big, sizeof(double));
-    x->Jz = calloc(nc * n, sizeof(double));
-    x->B = calloc(big * (ns > 1 ? ns : 1), sizeof(double));
-    x->ldb = (int)big;
-    x->Vz = calloc(nc * n, sizeof(double)), x->Vp = calloc(nc * np, sizeof(double));
-    x->Az = calloc(nc * n, sizeof(double)), x->Ap = calloc(nc * np, sizeof(double));
-    x->bz = calloc(nc * n, sizeof(double)), x->bzd = calloc(nc * n, sizeof(double)), x->bp = calloc(nc * np, sizeof(double));
-    x->TWz = calloc(n * n, sizeof(double)), x->TWp = calloc(n * np, sizeof(double));
     x->S = calloc(n * ns, sizeof(double)), x->Sd = calloc(n * ns, sizeof(double)), x->Sdd = calloc(n * ns, sizeof(double));
-    x->rhs1 = calloc(n * ns, sizeof(double)), x->X = calloc(n * ns, sizeof(double));
-    x->R = calloc(n * n, sizeof(double)), x->MR = calloc(n * n, sizeof(double)), x->Mb = calloc(n * n, sizeof(double));
-    x->W = calloc(n * ns, sizeof(double));
-    if (!x->z || !x->zd || !x->zdd || !x->r || !x->lam || !x->Jz || !x->B || !x->Vz || !x->Vp || !x->Az || !x->Ap ||
-        !x->bz || !x->bzd || !x->bp || !x->TWz || !x->TWp || !x->S || !x->Sd || !x->Sdd || !x->rhs1 || !x->X ||
-        !x->R || !x->MR || !x->Mb || !x->W)
+    if (!x->z || !x->zd || !x->zdd || !x->S || !x->Sd || !x->Sdd)
         return mb_fail(err, errlen, MB_ERR_ALLOC, "sens: out of memory (matrix_r sensitivities)");
-    return MB_OK;
-}
-
-/* Dependent rows of Y (n x ns) from Phi_d Y_d = RHS (nc x ns, in x->B with leading dimension ldb), by the factors
- * of the dependent block the dynamics keeps (mb_mr_accel factored it at this z): one factorization per point for
- * the motion and its sensitivities. */
-static int solve_dep(mr_ctx *x, double *Y, char *err, size_t errlen) {
-    mb_kin *kin = mb_mr_kin(x->mr);
-    int n = x->c->n, big = x->ldb, nd = mb_kin_rank(kin);
-    const int *dep = mb_kin_dependent(kin);
-    int rc = mb_kin_solve_dependent(kin, x->ns, x->B, big, err, errlen);
-    if (rc) return rc;
-    for (int j = 0; j < x->ns; ++j)
-        for (int k = 0; k < nd; ++k) Y[dep[k] + (size_t)j * n] = x->B[k + (size_t)j * big];
     return MB_OK;
 }
 
@@ -108,117 +74,19 @@ static int mr_objective(mr_ctx *x, mb_fn *f, double t, double w, double *val, do
 /* y -> f (or, f NULL, just the consistent z, zd, zdd, S, Sd, Sdd in x). */
 static int mr_eval(mr_ctx *x, double t, const double *y, double *f, char *err, size_t errlen) {
     sens_ctx *c = x->c;
-    const mb_model *m = c->m;
-    int n = c->n, nc = x->nc, ns = x->ns, big = n > nc ? n : nc, rc;
+    int n = c->n, ns = x->ns, rc;
     size_t nS = (size_t)n * ns;
     memcpy(x->z, y, (size_t)n * sizeof(double));
     memcpy(x->zd, y + n, (size_t)n * sizeof(double));
     if ((rc = mb_mr_project(x->mr, t, x->z, x->zd, c->p, err, errlen))) return rc;
     if ((rc = mb_mr_accel(x->mr, t, x->z, x->zd, c->u, c->p, x->zdd, err, errlen))) return rc;
     if (ns > 0) {
-        mb_kin *kin = mb_mr_kin(x->mr);
-        int d = mb_kin_dof(kin);
-        const int *ind = mb_kin_independent(kin);
-        mb_args a = {t, x->z, x->zd, x->zdd, c->u, c->p, NULL};
-        m->constraints_dz(&a, x->Jz, c->work);
-        const double *Sy = y + 2 * n, *Sdy = Sy + nS;
-        /* S: independent rows from y, dependent from Phi_z S = -Phi_p. */
-        memcpy(x->S, Sy, nS * sizeof(double));
-        m->constraints_dp(&a, x->Vp, c->work);
-        for (int j = 0; j < ns; ++j)
-            for (int i = 0; i < nc; ++i) {
-                double s = x->with_p ? x->Vp[i + (size_t)j * nc] : 0;
-                for (int k = 0; k < d; ++k) s += x->Jz[i + (size_t)ind[k] * nc] * x->S[ind[k] + (size_t)j * n];
-                x->B[i + (size_t)j * big] = -s;
-            }
-        if ((rc = solve_dep(x, x->S, err, errlen))) return rc;
-        /* Sd: Phi_z Sd = -(V_z S + V_p). */
-        memcpy(x->Sd, Sdy, nS * sizeof(double));
-        m->constraint_vel_dz(&a, x->Vz, c->work);
-        m->constraint_vel_dp(&a, x->Vp, c->work);
-        for (int j = 0; j < ns; ++j)
-            for (int i = 0; i < nc; ++i) {
-                double s = x->with_p ? x->Vp[i + (size_t)j * nc] : 0;
-                for (int k = 0; k < n; ++k) s += x->Vz[i + (size_t)k * nc] * x->S[k + (size_t)j * n];
-                for (int k = 0; k < d; ++k) s += x->Jz[i + (size_t)ind[k] * nc] * x->Sd[ind[k] + (size_t)j * n];
-                x->B[i + (size_t)j * big] = -s;
-            }
-        if ((rc = solve_dep(x, x->Sd, err, errlen))) return rc;
-        /* lambda from Phi_z' lambda = -r on the dependent rows, by the same factors (r = M zdd - Q lies in the range
-         * of Phi_z'; redundant constraints give the least-norm lambda). */
-        m->inverse_dynamics(&a, x->r, c->work);
-        if ((rc = mb_kin_multipliers(kin, t, x->z, c->p, x->r, x->lam, err, errlen))) return rc;
-        mb_args aw = a;
-        aw.w = x->lam;
-        /* rhs1 = -((K + TWz) S + C Sd + r_p + TWp). */
-        m->inverse_dynamics_dz(&a, c->K, c->work);
-        m->inverse_dynamics_dzd(&a, c->C, c->work);
-        m->inverse_dynamics_dp(&a, c->Fp, c->work);
-        m->constraints_dz_tw_dz(&aw, x->TWz, c->work);
-        m->constraints_dz_tw_dp(&aw, x->TWp, c->work);
-        for (int j = 0; j < ns; ++j)
-            for (int i = 0; i < n; ++i) {
-                double s = x->with_p ? c->Fp[i + (size_t)j * n] + x->TWp[i + (size_t)j * n] : 0;
-                for (int k = 0; k < n; ++k)
-                    s += (c->K[i + (size_t)k * n] + x->TWz[i + (size_t)k * n]) * x->S[k + (size_t)j * n] +
-                         c->C[i + (size_t)k * n] * x->Sd[k + (size_t)j * n];
-                x->rhs1[i + (size_t)j * n] = -s;
-            }
-        /* X: Phi_z X = -((A_z + b_z) S + b_zd Sd + A_p + b_p), zero independent rows. */
-        m->constraint_acc_dz(&a, x->Az, c->work);
-        m->constraint_acc_dp(&a, x->Ap, c->work);
-        m->constraint_bias_dz(&a, x->bz, c->work);
-        m->constraint_bias_dzd(&a, x->bzd, c->work);
-        m->constraint_bias_dp(&a, x->bp, c->work);
-        for (int j = 0; j < ns; ++j)
-            for (int i = 0; i < nc; ++i) {
-                double s = x->with_p ? x->Ap[i + (size_t)j * nc] + x->bp[i + (size_t)j * nc] : 0;
-                for (int k = 0; k < n; ++k)
-                    s += (x->Az[i + (size_t)k * nc] + x->bz[i + (size_t)k * nc]) * x->S[k + (size_t)j * n] +
-                         x->bzd[i + (size_t)k * nc] * x->Sd[k + (size_t)j * n];
-                x->B[i + (size_t)j * big] = -s;
-            }
-        memset(x->X, 0, nS * sizeof(double));
-        if ((rc = solve_dep(x, x->X, err, errlen))) return rc;
-        /* W = (R'MR)^-1 R'(rhs1 - M X); Sdd = X + R W. The kinematics is factored at z (mb_mr_accel). */
-        if ((rc = mb_kin_R(kin, x->R, err, errlen))) return rc;
-        m->mass(&a, c->M, c->work);
-        for (int j = 0; j < ns; ++j)
-            for (int i = 0; i < n; ++i) {
-                double s = x->rhs1[i + (size_t)j * n];
-                for (int k = 0; k < n; ++k) s -= c->M[i + (size_t)k * n] * x->X[k + (size_t)j * n];
-                x->rhs1[i + (size_t)j * n] = s;
-            }
-        for (int q = 0; q < d; ++q)
-            for (int i = 0; i < n; ++i) {
-                double s = 0;
-                for (int k = 0; k < n; ++k) s += c->M[i + (size_t)k * n] * x->R[k + (size_t)q * n];
-                x->MR[i + (size_t)q * n] = s;
-            }
-        for (int q = 0; q < d; ++q) {
-            for (int e = 0; e < d; ++e) {
-                double s = 0;
-                for (int i = 0; i < n; ++i) s += x->R[i + (size_t)q * n] * x->MR[i + (size_t)e * n];
-                x->Mb[q + (size_t)e * d] = s;
-            }
-            for (int j = 0; j < ns; ++j) {
-                double s = 0;
-                for (int i = 0; i < n; ++i) s += x->R[i + (size_t)q * n] * x->rhs1[i + (size_t)j * n];
-                x->W[q + (size_t)j * d] = s;
-            }
-        }
-        if (d > 0) {
-            if ((rc = mb_chol_factor(d, x->Mb, err, errlen))) return rc;
-            if ((rc = mb_chol_solve(d, x->Mb, ns, x->W, err, errlen))) return rc;
-        }
-        for (int j = 0; j < ns; ++j)
-            for (int i = 0; i < n; ++i) {
-                double s = x->X[i + (size_t)j * n];
-                for (int q = 0; q < d; ++q) s += x->R[i + (size_t)q * n] * x->W[q + (size_t)j * d];
-                x->Sdd[i + (size_t)j * n] = s;
-                if (!isfinite(s))
-                    return mb_fail(err, errlen, MB_ERR_NAN, "sens: sensitivity acceleration is not finite at t = %.10g", t);
-            }
+        /* S and Sd: the independent rows from y (the dependent ones follow from the constraints). */
+        memcpy(x->S, y + 2 * n, nS * sizeof(double));
+        memcpy(x->Sd, y + 2 * n + nS, nS * sizeof(double));
+        if ((rc = mb_mrt_directions(x->tan, x->mr, t, x->z, x->zd, x->zdd, c->u, c->p, ns, x->with_p, x->S, x->Sd,
+                                    x->Sdd, err, errlen)))
+            return rc;
     }
     if (!f) return MB_OK;
     memcpy(f, x->zd, (size_t)n * sizeof(double));

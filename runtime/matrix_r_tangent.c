@@ -1,0 +1,206 @@
+/* matrix_r_tangent.c: the tangent linear model of the Matrix R motion: d zdd along directions in (z, zd) or p. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "linalg.h"
+#include "matrix_r_tangent.h"
+#include "mb_work.h"
+
+struct mb_mrt {
+    const mb_model *m;
+    int n, nc, np, cap, ldb;              /* ldb = max(n, nc): B's leading dimension */
+    double *r, *lam;                      /* n, max(n, nc) */
+    double *Jz, *B;                       /* nc x n, ldb x cap */
+    double *K, *C, *M, *Fp;               /* n x n (three), n x np */
+    double *Vz, *Vp, *Az, *Ap, *bz, *bzd, *bp, *TWz, *TWp;
+    double *rhs1, *X, *R, *MR, *Mb, *W;
+    double *work;                         /* the model functions' workspace */
+};
+
+void mb_mrt_free(mb_mrt *x) {
+    if (!x) return;
+    double *bufs[] = {x->r, x->lam, x->Jz, x->B, x->K, x->C, x->M, x->Fp, x->Vz, x->Vp, x->Az, x->Ap, x->bz,
+                      x->bzd, x->bp, x->TWz, x->TWp, x->rhs1, x->X, x->R, x->MR, x->Mb, x->W, x->work};
+    for (size_t i = 0; i < sizeof bufs / sizeof *bufs; ++i) free(bufs[i]);
+    free(x);
+}
+
+mb_mrt *mb_mrt_create(const mb_model *m, int cap, int with_p, char *err, size_t errlen) {
+    struct {
+        const char *name;
+        mb_fn *fn;
+        int p;
+    } need[] = {
+        {"mass", m->mass, 0}, {"inverse_dynamics", m->inverse_dynamics, 0},
+        {"inverse_dynamics_dz", m->inverse_dynamics_dz, 0}, {"inverse_dynamics_dzd", m->inverse_dynamics_dzd, 0},
+        {"constraints_dz", m->constraints_dz, 0}, {"constraint_vel_dz", m->constraint_vel_dz, 0},
+        {"constraint_acc_dz", m->constraint_acc_dz, 0}, {"constraint_bias_dz", m->constraint_bias_dz, 0},
+        {"constraint_bias_dzd", m->constraint_bias_dzd, 0}, {"constraints_dz_tw_dz", m->constraints_dz_tw_dz, 0},
+        {"inverse_dynamics_dp", m->inverse_dynamics_dp, 1}, {"constraints_dp", m->constraints_dp, 1},
+        {"constraint_vel_dp", m->constraint_vel_dp, 1}, {"constraint_acc_dp", m->constraint_acc_dp, 1},
+        {"constraint_bias_dp", m->constraint_bias_dp, 1}, {"constraints_dz_tw_dp", m->constraints_dz_tw_dp, 1},
+    };
+    for (size_t i = 0; i < sizeof need / sizeof *need; ++i)
+        if (!need[i].fn && (!need[i].p || (with_p && m->np > 0))) {
+            mb_fail(err, errlen, MB_ERR_MODEL, "model %s lacks %s, which the Matrix R tangent needs",
+                    m->name ? m->name : "?", need[i].name);
+            return NULL;
+        }
+    mb_mrt *x = calloc(1, sizeof *x);
+    if (!x) goto nomem;
+    x->m = m;
+    x->n = m->nz;
+    x->nc = m->nc;
+    x->np = m->np;
+    x->cap = cap > 0 ? cap : 1;
+    size_t n = (size_t)m->nz, nc = (size_t)m->nc, ns = (size_t)x->cap, np = (size_t)(m->np > 0 ? m->np : 1);
+    size_t big = n > nc ? n : nc;
+    x->ldb = (int)big;
+    x->r = calloc(n, sizeof(double)), x->lam = calloc(big, sizeof(double));
+    x->Jz = calloc(nc * n, sizeof(double)), x->B = calloc(big * ns, sizeof(double));
+    x->K = calloc(n * n, sizeof(double)), x->C = calloc(n * n, sizeof(double)), x->M = calloc(n * n, sizeof(double));
+    x->Fp = calloc(n * np, sizeof(double));
+    x->Vz = calloc(nc * n, sizeof(double)), x->Vp = calloc(nc * np, sizeof(double));
+    x->Az = calloc(nc * n, sizeof(double)), x->Ap = calloc(nc * np, sizeof(double));
+    x->bz = calloc(nc * n, sizeof(double)), x->bzd = calloc(nc * n, sizeof(double)), x->bp = calloc(nc * np, sizeof(double));
+    x->TWz = calloc(n * n, sizeof(double)), x->TWp = calloc(n * np, sizeof(double));
+    x->rhs1 = calloc(n * ns, sizeof(double)), x->X = calloc(n * ns, sizeof(double));
+    x->R = calloc(n * n, sizeof(double)), x->MR = calloc(n * n, sizeof(double)), x->Mb = calloc(n * n, sizeof(double));
+    x->W = calloc(n * ns, sizeof(double));
+    x->work = mb_work_alloc(m);
+    if (!x->r || !x->lam || !x->Jz || !x->B || !x->K || !x->C || !x->M || !x->Fp || !x->Vz || !x->Vp || !x->Az ||
+        !x->Ap || !x->bz || !x->bzd || !x->bp || !x->TWz || !x->TWp || !x->rhs1 || !x->X || !x->R || !x->MR ||
+        !x->Mb || !x->W || (m->nwork > 0 && !x->work))
+        goto nomem;
+    return x;
+nomem:
+    mb_mrt_free(x);
+    mb_fail(err, errlen, MB_ERR_ALLOC, "matrix_r tangent: out of memory (nz = %d)", m->nz);
+    return NULL;
+}
+
+/* Dependent rows of Y (n x ns) from Phi_d Y_d = RHS (nc x ns, in x->B), by the factors of the dependent block the
+ * motion keeps (mb_mr_accel factored it at this z): one factorization per point for the motion and its tangent. */
+static int solve_dep(mb_mrt *x, mb_kin *kin, int ns, double *Y, char *err, size_t errlen) {
+    int n = x->n, big = x->ldb, nd = mb_kin_rank(kin);
+    const int *dep = mb_kin_dependent(kin);
+    int rc = mb_kin_solve_dependent(kin, ns, x->B, big, err, errlen);
+    if (rc) return rc;
+    for (int j = 0; j < ns; ++j)
+        for (int k = 0; k < nd; ++k) Y[dep[k] + (size_t)j * n] = x->B[k + (size_t)j * big];
+    return MB_OK;
+}
+
+int mb_mrt_directions(mb_mrt *x, mb_mr *mr, double t, const double *z, const double *zd, const double *zdd,
+                      const double *u, const double *p, int ns, int with_p, double *S, double *Sd, double *Sdd,
+                      char *err, size_t errlen) {
+    const mb_model *m = x->m;
+    int n = x->n, nc = x->nc, big = x->ldb, rc;
+    size_t nS = (size_t)n * ns;
+    if (ns > x->cap) return mb_fail(err, errlen, MB_ERR_ARG, "matrix_r tangent: %d directions, room for %d", ns, x->cap);
+    if (with_p && ns != x->np) return mb_fail(err, errlen, MB_ERR_ARG, "matrix_r tangent: d/dp wants np directions");
+    mb_kin *kin = mb_mr_kin(mr);
+    int d = mb_kin_dof(kin);
+    const int *ind = mb_kin_independent(kin);
+    mb_args a = {t, z, zd, zdd, u, p, NULL};
+    m->constraints_dz(&a, x->Jz, x->work);
+    /* S: independent rows given, dependent from Phi_z S = -Phi_p. */
+    if (with_p) m->constraints_dp(&a, x->Vp, x->work);
+    for (int j = 0; j < ns; ++j)
+        for (int i = 0; i < nc; ++i) {
+            double s = with_p ? x->Vp[i + (size_t)j * nc] : 0;
+            for (int k = 0; k < d; ++k) s += x->Jz[i + (size_t)ind[k] * nc] * S[ind[k] + (size_t)j * n];
+            x->B[i + (size_t)j * big] = -s;
+        }
+    if ((rc = solve_dep(x, kin, ns, S, err, errlen))) return rc;
+    /* Sd: Phi_z Sd = -(V_z S + V_p). */
+    m->constraint_vel_dz(&a, x->Vz, x->work);
+    if (with_p) m->constraint_vel_dp(&a, x->Vp, x->work);
+    for (int j = 0; j < ns; ++j)
+        for (int i = 0; i < nc; ++i) {
+            double s = with_p ? x->Vp[i + (size_t)j * nc] : 0;
+            for (int k = 0; k < n; ++k) s += x->Vz[i + (size_t)k * nc] * S[k + (size_t)j * n];
+            for (int k = 0; k < d; ++k) s += x->Jz[i + (size_t)ind[k] * nc] * Sd[ind[k] + (size_t)j * n];
+            x->B[i + (size_t)j * big] = -s;
+        }
+    if ((rc = solve_dep(x, kin, ns, Sd, err, errlen))) return rc;
+    /* lambda from Phi_z' lambda = -r on the dependent rows, by the same factors (r = M zdd - Q lies in the range
+     * of Phi_z'; redundant constraints give the least-norm lambda). */
+    m->inverse_dynamics(&a, x->r, x->work);
+    if ((rc = mb_kin_multipliers(kin, t, z, p, x->r, x->lam, err, errlen))) return rc;
+    mb_args aw = a;
+    aw.w = x->lam;
+    /* rhs1 = -((K + TWz) S + C Sd + r_p + TWp). */
+    m->inverse_dynamics_dz(&a, x->K, x->work);
+    m->inverse_dynamics_dzd(&a, x->C, x->work);
+    if (with_p) m->inverse_dynamics_dp(&a, x->Fp, x->work);
+    m->constraints_dz_tw_dz(&aw, x->TWz, x->work);
+    if (with_p) m->constraints_dz_tw_dp(&aw, x->TWp, x->work);
+    for (int j = 0; j < ns; ++j)
+        for (int i = 0; i < n; ++i) {
+            double s = with_p ? x->Fp[i + (size_t)j * n] + x->TWp[i + (size_t)j * n] : 0;
+            for (int k = 0; k < n; ++k)
+                s += (x->K[i + (size_t)k * n] + x->TWz[i + (size_t)k * n]) * S[k + (size_t)j * n] +
+                     x->C[i + (size_t)k * n] * Sd[k + (size_t)j * n];
+            x->rhs1[i + (size_t)j * n] = -s;
+        }
+    /* X: Phi_z X = -((A_z + b_z) S + b_zd Sd + A_p + b_p), zero independent rows. */
+    m->constraint_acc_dz(&a, x->Az, x->work);
+    m->constraint_bias_dz(&a, x->bz, x->work);
+    m->constraint_bias_dzd(&a, x->bzd, x->work);
+    if (with_p) {
+        m->constraint_acc_dp(&a, x->Ap, x->work);
+        m->constraint_bias_dp(&a, x->bp, x->work);
+    }
+    for (int j = 0; j < ns; ++j)
+        for (int i = 0; i < nc; ++i) {
+            double s = with_p ? x->Ap[i + (size_t)j * nc] + x->bp[i + (size_t)j * nc] : 0;
+            for (int k = 0; k < n; ++k)
+                s += (x->Az[i + (size_t)k * nc] + x->bz[i + (size_t)k * nc]) * S[k + (size_t)j * n] +
+                     x->bzd[i + (size_t)k * nc] * Sd[k + (size_t)j * n];
+            x->B[i + (size_t)j * big] = -s;
+        }
+    memset(x->X, 0, nS * sizeof(double));
+    if ((rc = solve_dep(x, kin, ns, x->X, err, errlen))) return rc;
+    /* W = (R'MR)^-1 R'(rhs1 - M X); Sdd = X + R W. */
+    if ((rc = mb_kin_R(kin, x->R, err, errlen))) return rc;
+    m->mass(&a, x->M, x->work);
+    for (int j = 0; j < ns; ++j)
+        for (int i = 0; i < n; ++i) {
+            double s = x->rhs1[i + (size_t)j * n];
+            for (int k = 0; k < n; ++k) s -= x->M[i + (size_t)k * n] * x->X[k + (size_t)j * n];
+            x->rhs1[i + (size_t)j * n] = s;
+        }
+    for (int q = 0; q < d; ++q)
+        for (int i = 0; i < n; ++i) {
+            double s = 0;
+            for (int k = 0; k < n; ++k) s += x->M[i + (size_t)k * n] * x->R[k + (size_t)q * n];
+            x->MR[i + (size_t)q * n] = s;
+        }
+    for (int q = 0; q < d; ++q) {
+        for (int e = 0; e < d; ++e) {
+            double s = 0;
+            for (int i = 0; i < n; ++i) s += x->R[i + (size_t)q * n] * x->MR[i + (size_t)e * n];
+            x->Mb[q + (size_t)e * d] = s;
+        }
+        for (int j = 0; j < ns; ++j) {
+            double s = 0;
+            for (int i = 0; i < n; ++i) s += x->R[i + (size_t)q * n] * x->rhs1[i + (size_t)j * n];
+            x->W[q + (size_t)j * d] = s;
+        }
+    }
+    if (d > 0) {
+        if ((rc = mb_chol_factor(d, x->Mb, err, errlen))) return rc;
+        if ((rc = mb_chol_solve(d, x->Mb, ns, x->W, err, errlen))) return rc;
+    }
+    for (int j = 0; j < ns; ++j)
+        for (int i = 0; i < n; ++i) {
+            double s = x->X[i + (size_t)j * n];
+            for (int q = 0; q < d; ++q) s += x->R[i + (size_t)q * n] * x->W[q + (size_t)j * d];
+            Sdd[i + (size_t)j * n] = s;
+            if (!isfinite(s))
+                return mb_fail(err, errlen, MB_ERR_NAN, "matrix_r tangent: d zdd is not finite at t = %.10g", t);
+        }
+    return MB_OK;
+}
