@@ -95,5 +95,9 @@ const double *mb_trap_zd(const mb_trap *tr);
 const double *mb_trap_zdd(const mb_trap *tr);
 /* The component of the largest correction in the last Newton iteration (for messages). */
 int mb_trap_worst(const mb_trap *tr);
+/* 1: keep the tangent's LU across iterations and steps (same step size) while each Newton correction is at most
+ * half the one before, rebuilding it when one is not (for systems whose tangent costs many evaluations, as
+ * Matrix R's); 0 (default): full Newton, a fresh tangent every iteration. */
+void mb_trap_set_reuse(mb_trap *tr, int reuse);
 
 #endif

@@ -24,6 +24,10 @@ struct mb_trap {
     double *zn, *zdn, *x, *r;    /* Newton iterate */
     double *T;                   /* n x n tangent, then its LU factor */
     mb_linalg *la;
+    int reuse;                   /* keep the LU of T across iterations and steps while Newton converges */
+    int full;                    /* this solve: a fresh tangent every iteration whatever reuse says */
+    int have_lu;                 /* T's LU is in T, built for (lu_cz, lu_cv) */
+    double lu_cz, lu_cv;
     int started;
     int worst;                   /* component of the largest correction in the last Newton iteration */
 };
@@ -74,15 +78,20 @@ const double *mb_trap_z(const mb_trap *tr) { return tr->z; }
 const double *mb_trap_zd(const mb_trap *tr) { return tr->zd; }
 const double *mb_trap_zdd(const mb_trap *tr) { return tr->zdd; }
 int mb_trap_worst(const mb_trap *tr) { return tr->worst; }
+void mb_trap_set_reuse(mb_trap *tr, int reuse) {
+    tr->reuse = reuse;
+    tr->have_lu = 0;
+}
 
 /* Solves r(t, zb + cz x, zdb + cv x, x) = 0 for x, starting from the x in tr->x.
  * linear: r is known to be linear in x (cz = cv = 0), so one correction is
  * exact and no confirming iteration is needed. Full Newton: the tangent is rebuilt every iteration, which keeps the
- * convergence quadratic (it costs one more LU per iteration than a frozen one). */
+ * convergence quadratic (it costs one more LU per iteration than a frozen one). With reuse, the last LU serves
+ * while each correction is at most half the one before; a slower one rebuilds it at the next iteration. */
 static int newton(mb_trap *tr, const mb_so_system *sys, double t, double cz, double cv, int linear, mb_stats *st,
                   char *err, size_t errlen) {
-    int n = tr->n, rc;
-    double dmax = INFINITY;
+    int n = tr->n, rc, rebuild = 0;
+    double dmax = INFINITY, dprev = INFINITY;
     for (int it = 1; it <= tr->max_iter; ++it) {
         for (int i = 0; i < n; ++i) {
             tr->zn[i] = tr->zb[i] + cz * tr->x[i];
@@ -91,28 +100,41 @@ static int newton(mb_trap *tr, const mb_so_system *sys, double t, double cz, dou
         char msg[MB_ERRLEN] = "";
         rc = sys->residual(sys->ctx, t, tr->zn, tr->zdn, tr->x, tr->r, msg, sizeof msg);
         st->rhs_evals++;
-        if (rc == MB_OK) rc = sys->tangent(sys->ctx, t, tr->zn, tr->zdn, tr->x, cz, cv, 1.0, tr->T, msg, sizeof msg);
+        int fresh = !tr->reuse || tr->full || !tr->have_lu || rebuild || tr->lu_cz != cz || tr->lu_cv != cv;
+        if (rc == MB_OK && fresh)
+            rc = sys->tangent(sys->ctx, t, tr->zn, tr->zdn, tr->x, cz, cv, 1.0, tr->T, msg, sizeof msg);
         /* A non-finite value after the first iteration means the iterates ran
          * away: a Newton failure, whatever function noticed it first. */
         if (rc == MB_ERR_NAN && it > 1)
             return mb_fail(err, errlen, MB_ERR_NEWTON, "trapezoidal: Newton diverged at t = %.10g (iteration %d: %s)",
                            t, it, msg);
         if (rc) return mb_fail(err, errlen, rc, "%s", msg);
-        st->jac_evals++;
         st->newton_iters++;
-        if ((rc = mb_lu_factor(tr->la, n, tr->T, msg, sizeof msg)))
-            return mb_fail(err, errlen, rc, "trapezoidal: Newton tangent at t = %.10g: %s", t, msg);
+        if (fresh) {
+            st->jac_evals++;
+            tr->have_lu = 0;
+            if ((rc = mb_lu_factor(tr->la, n, tr->T, msg, sizeof msg)))
+                return mb_fail(err, errlen, rc, "trapezoidal: Newton tangent at t = %.10g: %s", t, msg);
+            tr->have_lu = 1, tr->lu_cz = cz, tr->lu_cv = cv, rebuild = 0;
+        }
         for (int i = 0; i < n; ++i) tr->r[i] = -tr->r[i];
         if ((rc = mb_lu_solve(tr->la, n, tr->T, 1, tr->r, msg, sizeof msg))) return mb_fail(err, errlen, rc, "%s", msg);
         double xmax = 0;
         dmax = 0;
         tr->worst = 0;
-        for (int i = 0; i < n; ++i) {
-            tr->x[i] += tr->r[i];
+        for (int i = 0; i < n; ++i)
             if (!(fabs(tr->r[i]) <= dmax)) { /* a NaN correction is the worst: infinite */
                 tr->worst = i;
                 dmax = isnan(tr->r[i]) ? INFINITY : fabs(tr->r[i]);
             }
+        if (!fresh && !(dmax <= 0.5 * dprev)) {
+            /* The old LU does not contract enough here: this iterate again with a fresh tangent. */
+            rebuild = 1;
+            continue;
+        }
+        dprev = dmax;
+        for (int i = 0; i < n; ++i) {
+            tr->x[i] += tr->r[i];
             xmax = fmax(xmax, fabs(tr->x[i]));
         }
         if (!isfinite(dmax) || !isfinite(xmax))
@@ -167,6 +189,13 @@ static int trap_step(mb_trap *tr, const mb_so_system *sys, double t_new, double 
         tr->x[i] = tr->zdd[i]; /* predictor: constant acceleration */
     }
     int rc = newton(tr, sys, t_new, 0.25 * h * h, 0.5 * h, 0, st, err, errlen);
+    if (rc == MB_ERR_NEWTON && tr->reuse) {
+        /* The kept tangents fell short (a strongly nonlinear stretch): the step again by full Newton. */
+        memcpy(tr->x, tr->zdd, (size_t)n * sizeof(double));
+        tr->full = 1;
+        rc = newton(tr, sys, t_new, 0.25 * h * h, 0.5 * h, 0, st, err, errlen);
+        tr->full = 0;
+    }
     if (rc) return rc;
     tr->t = t_new;
     memcpy(tr->z, tr->zn, (size_t)n * sizeof(double));

@@ -27,22 +27,24 @@ void mb_mrt_free(mb_mrt *x) {
 }
 
 mb_mrt *mb_mrt_create(const mb_model *m, int cap, int with_p, char *err, size_t errlen) {
+    /* p: needed for directions in p only; c: a constraint's slot, needed only with constraints (a tree's
+     * tangent is M^-1 applied to -(K S + C Sd + r_p)). */
     struct {
         const char *name;
         mb_fn *fn;
-        int p;
+        int p, c;
     } need[] = {
-        {"mass", m->mass, 0}, {"inverse_dynamics", m->inverse_dynamics, 0},
-        {"inverse_dynamics_dz", m->inverse_dynamics_dz, 0}, {"inverse_dynamics_dzd", m->inverse_dynamics_dzd, 0},
-        {"constraints_dz", m->constraints_dz, 0}, {"constraint_vel_dz", m->constraint_vel_dz, 0},
-        {"constraint_acc_dz", m->constraint_acc_dz, 0}, {"constraint_bias_dz", m->constraint_bias_dz, 0},
-        {"constraint_bias_dzd", m->constraint_bias_dzd, 0}, {"constraints_dz_tw_dz", m->constraints_dz_tw_dz, 0},
-        {"inverse_dynamics_dp", m->inverse_dynamics_dp, 1}, {"constraints_dp", m->constraints_dp, 1},
-        {"constraint_vel_dp", m->constraint_vel_dp, 1}, {"constraint_acc_dp", m->constraint_acc_dp, 1},
-        {"constraint_bias_dp", m->constraint_bias_dp, 1}, {"constraints_dz_tw_dp", m->constraints_dz_tw_dp, 1},
+        {"mass", m->mass, 0, 0}, {"inverse_dynamics", m->inverse_dynamics, 0, 0},
+        {"inverse_dynamics_dz", m->inverse_dynamics_dz, 0, 0}, {"inverse_dynamics_dzd", m->inverse_dynamics_dzd, 0, 0},
+        {"constraints_dz", m->constraints_dz, 0, 1}, {"constraint_vel_dz", m->constraint_vel_dz, 0, 1},
+        {"constraint_acc_dz", m->constraint_acc_dz, 0, 1}, {"constraint_bias_dz", m->constraint_bias_dz, 0, 1},
+        {"constraint_bias_dzd", m->constraint_bias_dzd, 0, 1}, {"constraints_dz_tw_dz", m->constraints_dz_tw_dz, 0, 1},
+        {"inverse_dynamics_dp", m->inverse_dynamics_dp, 1, 0}, {"constraints_dp", m->constraints_dp, 1, 1},
+        {"constraint_vel_dp", m->constraint_vel_dp, 1, 1}, {"constraint_acc_dp", m->constraint_acc_dp, 1, 1},
+        {"constraint_bias_dp", m->constraint_bias_dp, 1, 1}, {"constraints_dz_tw_dp", m->constraints_dz_tw_dp, 1, 1},
     };
     for (size_t i = 0; i < sizeof need / sizeof *need; ++i)
-        if (!need[i].fn && (!need[i].p || (with_p && m->np > 0))) {
+        if (!need[i].fn && (!need[i].p || (with_p && m->np > 0)) && (!need[i].c || m->nc > 0)) {
             mb_fail(err, errlen, MB_ERR_MODEL, "model %s lacks %s, which the Matrix R tangent needs",
                     m->name ? m->name : "?", need[i].name);
             return NULL;
@@ -92,6 +94,30 @@ static int solve_dep(mb_mrt *x, mb_kin *kin, int ns, double *Y, char *err, size_
     return MB_OK;
 }
 
+/* Without constraints every coordinate is independent: M Sdd = -(K S + C Sd [+ r_p]). */
+static int tree_directions(mb_mrt *x, const mb_args *a, int ns, int with_p, const double *S, const double *Sd,
+                           double *Sdd, double t, char *err, size_t errlen) {
+    const mb_model *m = x->m;
+    int n = x->n, rc;
+    m->inverse_dynamics_dz(a, x->K, x->work);
+    m->inverse_dynamics_dzd(a, x->C, x->work);
+    if (with_p) m->inverse_dynamics_dp(a, x->Fp, x->work);
+    m->mass(a, x->M, x->work);
+    for (int j = 0; j < ns; ++j)
+        for (int i = 0; i < n; ++i) {
+            double s = with_p ? x->Fp[i + (size_t)j * n] : 0;
+            for (int k = 0; k < n; ++k)
+                s += x->K[i + (size_t)k * n] * S[k + (size_t)j * n] + x->C[i + (size_t)k * n] * Sd[k + (size_t)j * n];
+            Sdd[i + (size_t)j * n] = -s;
+        }
+    if ((rc = mb_chol_factor(n, x->M, err, errlen))) return rc;
+    if ((rc = mb_chol_solve(n, x->M, ns, Sdd, err, errlen))) return rc;
+    for (size_t i = 0; i < (size_t)n * ns; ++i)
+        if (!isfinite(Sdd[i]))
+            return mb_fail(err, errlen, MB_ERR_NAN, "matrix_r tangent: d zdd is not finite at t = %.10g", t);
+    return MB_OK;
+}
+
 int mb_mrt_directions(mb_mrt *x, mb_mr *mr, double t, const double *z, const double *zd, const double *zdd,
                       const double *u, const double *p, int ns, int with_p, double *S, double *Sd, double *Sdd,
                       char *err, size_t errlen) {
@@ -104,6 +130,7 @@ int mb_mrt_directions(mb_mrt *x, mb_mr *mr, double t, const double *z, const dou
     int d = mb_kin_dof(kin);
     const int *ind = mb_kin_independent(kin);
     mb_args a = {t, z, zd, zdd, u, p, NULL};
+    if (nc == 0) return tree_directions(x, &a, ns, with_p, S, Sd, Sdd, t, err, errlen);
     m->constraints_dz(&a, x->Jz, x->work);
     /* S: independent rows given, dependent from Phi_z S = -Phi_p. */
     if (with_p) m->constraints_dp(&a, x->Vp, x->work);

@@ -6,6 +6,7 @@
 #include "formulation_matrix_r.h"
 #include "formulation_tree.h"
 #include "linalg.h"
+#include "matrix_r_reduced.h"
 #include "mb_work.h"
 #include "sim.h"
 
@@ -21,6 +22,8 @@ struct mb_sim {
     double *work;       /* the model functions' workspace */
     mb_tree *tree;
     mb_mr *mr;          /* matrix_r */
+    mb_mrs *mrs;        /* matrix_r with the trapezoidal rule: the reduced system it integrates */
+    double *zdd, *zi, *zdi; /* nz each: matrix_r's full acceleration; the independent coordinates and velocities */
     mb_al3 *al3;        /* al3 */
     double *f2;         /* 2 nz: scratch for the acceleration of a violation report */
     double *cz, *ct, *cb; /* closed loops: Phi_z (nc x nz, then Phi_z' nz x nc), Phi_t (nc), max(nz, nc) */
@@ -109,7 +112,11 @@ static int so_tangent(void *ctx, double t, const double *z, const double *zd, co
 void mb_sim_free(mb_sim *s) {
     if (!s) return;
     mb_tree_free(s->tree);
+    mb_mrs_free(s->mrs);
     mb_mr_free(s->mr);
+    free(s->zdd);
+    free(s->zi);
+    free(s->zdi);
     mb_al3_free(s->al3);
     free(s->f2);
     free(s->cz);
@@ -134,6 +141,23 @@ static int restart(mb_sim *s) {
     /* Closed loops: the state the user set (or the model's start) is assembled first. */
     if (s->mr && (rc = mb_mr_project(s->mr, s->t, s->y, s->y + s->nz, s->p, s->msg, sizeof s->msg))) {
         s->need_reset = 1;
+        return rc;
+    }
+    if (s->mrs) {
+        /* The trapezoidal rule on the independent coordinates of the current choice (matrix_r_reduced.h). */
+        rc = mb_mr_accel(s->mr, s->t, s->y, s->y + s->nz, s->u, s->p, s->zdd, s->msg, sizeof s->msg);
+        if (rc == MB_OK) {
+            mb_mrs_begin(s->mrs, s->t, s->y, s->y + s->nz, s->zdd, s->zi, s->zdi);
+            if (!s->trap) {
+                s->trap = mb_trap_create(mb_mrs_dof(s->mrs), s->o.newton_tol, s->o.newton_max_iter, s->msg,
+                                         sizeof s->msg);
+                if (!s->trap) rc = MB_ERR_ALLOC;
+                else mb_trap_set_reuse(s->trap, 1);
+            }
+        }
+        if (rc == MB_OK)
+            rc = mb_trap_reset(s->trap, &s->sys, s->t, s->zi, s->zdi, &s->st, s->msg, sizeof s->msg);
+        s->need_reset = rc != MB_OK;
         return rc;
     }
     if (s->al3) {
@@ -178,11 +202,6 @@ mb_sim *mb_sim_create(const mb_model *m, const mb_sim_options *o, char *err, siz
                 m->name ? m->name : "?", m->nc);
         return NULL;
     }
-    if (o->formulation == MB_FORMULATION_MATRIX_R && o->integrator == MB_INTEGRATOR_TRAPEZOIDAL) {
-        mb_fail(err, errlen, MB_ERR_ARG,
-                "matrix_r integrates with rk4 or dopri5; the implicit trapezoidal rule comes with al3");
-        return NULL;
-    }
     mb_sim_options oal;
     if (o->formulation == MB_FORMULATION_AL3 && o->integrator != MB_INTEGRATOR_TRAPEZOIDAL) {
         oal = *o;
@@ -222,6 +241,13 @@ mb_sim *mb_sim_create(const mb_model *m, const mb_sim_options *o, char *err, siz
     if (o->formulation == MB_FORMULATION_MATRIX_R) {
         if (!(s->mr = mb_mr_create(m, &o->kin, err, errlen))) goto fail;
         if (mb_kin_prefer(mb_mr_kin(s->mr), m->zd0)) goto nomem;
+        if (o->integrator == MB_INTEGRATOR_TRAPEZOIDAL) {
+            if (!(s->mrs = mb_mrs_create(m, s->mr, s->u, s->p, err, errlen))) goto fail;
+            if (!(s->zdd = calloc(nz, sizeof(double))) || !(s->zi = calloc(nz, sizeof(double))) ||
+                !(s->zdi = calloc(nz, sizeof(double))))
+                goto nomem;
+            s->sys = mb_mrs_system(s->mrs);
+        }
     } else if (o->formulation == MB_FORMULATION_AL3) {
         if (!(s->al3 = mb_al3_create(m, &o->al3, &o->kin, err, errlen))) goto fail;
         if (mb_kin_prefer(mb_al3_kin(s->al3), m->zd0)) goto nomem;
@@ -253,6 +279,7 @@ mb_sim *mb_sim_create(const mb_model *m, const mb_sim_options *o, char *err, siz
         break;
     }
     case MB_INTEGRATOR_TRAPEZOIDAL:
+        if (s->mrs) break; /* its size is the degrees of freedom: made at the first restart */
         if (!(s->trap = mb_trap_create(m->nz, o->newton_tol, o->newton_max_iter, err, errlen))) goto fail;
         s->sys.residual = so_residual;
         s->sys.tangent = so_tangent;
@@ -358,6 +385,7 @@ static int name_worst(mb_sim *s, int rc) {
         i %= s->nz;
     } else if (s->trap && rc == MB_ERR_NEWTON) {
         i = mb_trap_worst(s->trap);
+        if (s->mrs) i = mb_mrs_coordinate(s->mrs, i); /* a reduced unknown: its coordinate */
         what = "correction";
         array = "zdd";
     }
@@ -405,6 +433,31 @@ int mb_sim_step(mb_sim *s, double t_out) {
         }
         if (rc) s->need_reset = 1;
         return rc;
+    }
+    if (s->mrs) {
+        /* Step by step: after each, the full consistent state from the independent values the rule reached, and the
+         * next step's guesses from it; a re-choice of the independent coordinates begins the rule again there. */
+        long n = mb_fixed_step_count(s->t, t_out, s->o.step);
+        if (s->o.max_steps > 0 && n > s->o.max_steps)
+            return mb_fail(s->msg, sizeof s->msg, MB_ERR_MAX_STEPS,
+                           "reaching t = %g takes %ld steps of %g, more than max_steps = %ld", t_out, n, s->o.step,
+                           s->o.max_steps);
+        double t0 = s->t, h = (t_out - t0) / (double)n;
+        for (long k = 1; k <= n && rc == MB_OK; ++k) {
+            double tk = k == n ? t_out : t0 + k * h;
+            rc = mb_trap_advance(s->trap, &s->sys, tk, h * (1 + 1e-9), 0, &s->st, s->msg, sizeof s->msg);
+            if (rc && mb_mrs_rechosen(s->mrs) && (rc = restart(s)) == MB_OK)
+                rc = mb_trap_advance(s->trap, &s->sys, tk, h * (1 + 1e-9), 0, &s->st, s->msg, sizeof s->msg);
+            if (rc == MB_OK)
+                rc = mb_mrs_full(s->mrs, tk, mb_trap_z(s->trap), mb_trap_zd(s->trap), s->y, s->y + s->nz, s->zdd,
+                                 s->msg, sizeof s->msg);
+            if (rc) break;
+            s->t = tk;
+            if (mb_mrs_rechosen(s->mrs)) rc = restart(s);
+            else mb_mrs_begin(s->mrs, tk, s->y, s->y + s->nz, s->zdd, s->zi, s->zdi);
+        }
+        if (rc) s->need_reset = 1;
+        return name_worst(s, rc);
     }
     switch (s->o.integrator) {
     case MB_INTEGRATOR_RK4:

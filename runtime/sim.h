@@ -27,8 +27,9 @@
 
 typedef enum { MB_INTEGRATOR_RK4, MB_INTEGRATOR_DOPRI5, MB_INTEGRATOR_TRAPEZOIDAL } mb_integrator;
 /* tree: M zdd = Q (open trees); matrix_r: closed loops reduced to the independent coordinates
- * (rk4 or dopri5); al3: closed loops by the index-3 augmented Lagrangian, always with its own
- * trapezoidal rule (the integrator option is set to trapezoidal). */
+ * (rk4, dopri5, or the trapezoidal rule on the independent coordinates, matrix_r_reduced.h, which needs the
+ * constraints' z and zd derivatives); al3: closed loops by the index-3 augmented Lagrangian, always with its
+ * own trapezoidal rule (the integrator option is set to trapezoidal). */
 typedef enum { MB_FORMULATION_TREE, MB_FORMULATION_MATRIX_R, MB_FORMULATION_AL3 } mb_formulation;
 
 typedef struct {

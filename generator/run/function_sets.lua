@@ -18,6 +18,14 @@ M.run = {
   "constraints", "constraints_dz", "constraints_dt", "constraint_bias", "constraints_dz_tw_dz",
 }
 
+-- `mbgen run --formulation matrix_r --integrator trapezoidal` (or a model whose simulate asks for both): the rule's
+-- exact Newton tangent is Matrix R's tangent linear model along the independent coordinates and velocities
+-- (runtime/matrix_r_tangent.c), which reads the constraints' z and zd derivatives besides M and r's Jacobians.
+M.run_matrix_r_trapezoidal = { table.unpack(M.run) }
+for _, name in ipairs { "constraint_vel_dz", "constraint_acc_dz", "constraint_bias_dz", "constraint_bias_dzd" } do
+  M.run_matrix_r_trapezoidal[#M.run_matrix_r_trapezoidal + 1] = name
+end
+
 -- runtime/driver/mbsens.c and what it links: sens.c, sens_common.c, sens_direct.c, sens_adjoint.c (DDM and
 -- AVM on open trees: forward dynamics and inverse dynamics with their z, zd and p derivatives),
 -- sens_matrix_r.c with formulation_matrix_r.c and kinematics.c (closed loops: the constraints and all
@@ -38,7 +46,7 @@ M.sens = {
 -- `check` has no list (nil: the emitter's default, all functions).
 M.check = nil
 
--- The list for a job ("run", "sens", "check") on a tree, or nil for all functions. The emitter takes it
+-- The list for a job ("run", "run_matrix_r_trapezoidal", "sens", "check") on a tree, or nil for all functions. The emitter takes it
 -- with lenient = true: a model has only the names that apply to it (no constraints on an open tree).
 function M.for_job(kind, tree)
   local base = M[kind]
