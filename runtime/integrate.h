@@ -99,5 +99,9 @@ int mb_trap_worst(const mb_trap *tr);
  * half the one before, rebuilding it when one is not (for systems whose tangent costs many evaluations, as
  * Matrix R's); 0 (default): full Newton, a fresh tangent every iteration. */
 void mb_trap_set_reuse(mb_trap *tr, int reuse);
+/* With reuse: T (n x n, the system's tangent for coefficients cz, cv, ca = 1, built elsewhere at the last step's
+ * solution) becomes the kept tangent, factored here; the sensitivities build it anyway, so the next step's Newton
+ * iterations need none of their own. */
+int mb_trap_set_tangent(mb_trap *tr, const double *T, double cz, double cv, char *err, size_t errlen);
 
 #endif

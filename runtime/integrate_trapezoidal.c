@@ -83,6 +83,15 @@ void mb_trap_set_reuse(mb_trap *tr, int reuse) {
     tr->have_lu = 0;
 }
 
+int mb_trap_set_tangent(mb_trap *tr, const double *T, double cz, double cv, char *err, size_t errlen) {
+    memcpy(tr->T, T, (size_t)tr->n * tr->n * sizeof(double));
+    tr->have_lu = 0;
+    int rc = mb_lu_factor(tr->la, tr->n, tr->T, err, errlen);
+    if (rc) return rc;
+    tr->have_lu = 1, tr->lu_cz = cz, tr->lu_cv = cv;
+    return MB_OK;
+}
+
 /* Solves r(t, zb + cz x, zdb + cv x, x) = 0 for x, starting from the x in tr->x.
  * linear: r is known to be linear in x (cz = cv = 0), so one correction is
  * exact and no confirming iteration is needed. Full Newton: the tangent is rebuilt every iteration, which keeps the
@@ -122,27 +131,29 @@ static int newton(mb_trap *tr, const mb_so_system *sys, double t, double cz, dou
         double xmax = 0;
         dmax = 0;
         tr->worst = 0;
-        for (int i = 0; i < n; ++i)
+        for (int i = 0; i < n; ++i) {
             if (!(fabs(tr->r[i]) <= dmax)) { /* a NaN correction is the worst: infinite */
                 tr->worst = i;
                 dmax = isnan(tr->r[i]) ? INFINITY : fabs(tr->r[i]);
             }
-        if (!fresh && !(dmax <= 0.5 * dprev)) {
+            xmax = fmax(xmax, fabs(tr->x[i] + tr->r[i]));
+        }
+        /* Converged on the size of the correction, relative to the acceleration with an absolute floor of
+         * newton_tol; or stalled within 100 times that, where it no longer halves: the residual's own rounding
+         * (Matrix R's, whose positions are solved to 1e-12), which no tangent improves. */
+        double lim = tr->tol * (1 + xmax);
+        int stalled = it > 1 && dmax <= 100 * lim && dmax > 0.5 * dprev;
+        if (!fresh && !(dmax <= 0.5 * dprev) && !stalled) {
             /* The old LU does not contract enough here: this iterate again with a fresh tangent. */
             rebuild = 1;
             continue;
         }
         dprev = dmax;
-        for (int i = 0; i < n; ++i) {
-            tr->x[i] += tr->r[i];
-            xmax = fmax(xmax, fabs(tr->x[i]));
-        }
+        for (int i = 0; i < n; ++i) tr->x[i] += tr->r[i];
         if (!isfinite(dmax) || !isfinite(xmax))
             return mb_fail(err, errlen, MB_ERR_NEWTON, "trapezoidal: Newton diverged at t = %.10g (iteration %d)", t,
                            it);
-        /* Converged on the size of the correction, relative to the
-         * acceleration with an absolute floor of newton_tol. */
-        if (linear || dmax <= tr->tol * (1 + xmax)) {
+        if (linear || dmax <= lim || stalled) {
             for (int i = 0; i < n; ++i) {
                 tr->zn[i] = tr->zb[i] + cz * tr->x[i];
                 tr->zdn[i] = tr->zdb[i] + cv * tr->x[i];

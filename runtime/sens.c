@@ -25,8 +25,6 @@ void mb_sens_options_default(mb_sens_options *o, const mb_model *m) {
         mb_integrator i;
         if (m->simulate.integrator && mb_integrator_parse(m->simulate.integrator, &i) == MB_OK) o->integrator = i;
         if (m->simulate.step > 0) o->step = m->simulate.step;
-        /* Closed loops run the Matrix R DDM, on an explicit integrator only. */
-        if (m->nc > 0 && o->integrator == MB_INTEGRATOR_TRAPEZOIDAL) o->integrator = MB_INTEGRATOR_RK4;
     }
 }
 
@@ -76,10 +74,10 @@ int mb_sens_run(const mb_sens_problem *pr, const mb_sens_options *o, double *psi
         return mb_fail(err, errlen, MB_ERR_ARG, "sens: objective index %d outside 0..%d", pr->objective, m->nobj - 1);
     if (m->np < 1) return mb_fail(err, errlen, MB_ERR_MODEL, "sens: model %s has no design parameters", name);
     if (m->nc > 0) {
-        if (o->integrator == MB_INTEGRATOR_TRAPEZOIDAL || (o->method == MB_SENS_AVM && o->integrator != MB_INTEGRATOR_RK4))
+        if (o->method == MB_SENS_AVM && o->integrator != MB_INTEGRATOR_RK4)
             return mb_fail(err, errlen, MB_ERR_ARG,
-                           "sens: model %s has closed loops (Matrix R): the DDM runs on rk4 or dopri5, the AVM on rk4 "
-                           "(got %s)", name, mb_integrator_name(o->integrator));
+                           "sens: model %s has closed loops (Matrix R): the AVM runs on rk4 (got %s)", name,
+                           mb_integrator_name(o->integrator));
         if (!m->constraints || !m->constraints_dz || !m->constraints_dp || !m->constraint_bias ||
             !m->constraint_bias_dz || !m->constraint_bias_dzd || !m->constraint_bias_dp || !m->constraints_dz_tw_dz ||
             !m->constraint_vel_dz || !m->constraint_vel_dp || !m->constraint_acc_dz || !m->constraint_acc_dp ||

@@ -24,8 +24,9 @@
  * psi = integral over [t0, t_end] of the objective's integrand + its terminal term at t_end, along
  * the motion of the open-tree formulation M(z) zdd = Q(t, z, zd, u, p) with u held constant;
  * grad = d psi / d p (np), including the dependence of the initial state on p when z0_p, zd0_p are
- * given (the t0 boundary term). Closed loops (m->nc > 0) run on the Matrix R formulation: DDM on rk4 or
- * dopri5, AVM on rk4 (sens_matrix_r.c); the trapezoidal rule is refused for them.
+ * given (the t0 boundary term). Closed loops (m->nc > 0) run on the Matrix R formulation: DDM on rk4,
+ * dopri5 or the trapezoidal rule on the independent coordinates (matrix_r_reduced.h), AVM on rk4
+ * (sens_matrix_r.c).
  *
  * Both methods differentiate the discrete scheme exactly, so their gradients equal the derivative of
  * the computed psi (finite differences of whole simulations) up to roundoff and the Newton tolerance:

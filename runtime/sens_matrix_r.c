@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "formulation_matrix_r.h"
+#include "matrix_r_reduced.h"
 #include "matrix_r_tangent.h"
 #include "sens_common.h"
 #include "sens_direct.h"
@@ -103,6 +104,127 @@ static int mr_rhs(void *ctx, double t, const double *y, double *f, char *err, si
     return mr_eval(ctx, t, y, f, err, errlen);
 }
 
+/* ---- DDM on the trapezoidal rule: the discrete derivative of the reduced scheme of matrix_r_reduced.h ----
+ * The rule on the independent coordinates, q' = q + h v + h²/4 (a + a'), v' = v + h/2 (a + a'), a' = F(q', v', p),
+ * differentiated: with A = S + h Sd + h²/4 Sdd and B = Sd + h/2 Sdd (the parts known from step n),
+ *     T s' = dF along (A_i, B_i, e_j),     T = I - h²/4 dF/dq - h/2 dF/dv
+ * and S' = A + h²/4 s', Sd' = B + h/2 s', Sdd' with independent rows s'. T is the Newton tangent at the step's
+ * solution (built exactly there, it also serves the next step's Newton iterations); the full columns follow by
+ * linearity from the tangent model along (A_i, B_i, e_j) and along the 2d unit directions T was built from. psi
+ * is the composite trapezoidal quadrature of the integrand on the same steps, plus the terminal term. */
+static int ddm_trapezoidal_mr(mr_ctx *x, const mb_sens_problem *pr, const mb_sens_options *o, const double *z0,
+                              const double *zd0, double *psi, double *grad, mb_sens_stats *st, char *err,
+                              size_t errlen) {
+    sens_ctx *c = x->c;
+    const mb_model *m = c->m;
+    int n = c->n, np = c->ns, rc = MB_OK;
+    size_t nS = (size_t)n * np;
+    long N = mb_fixed_step_count(pr->t0, pr->t_end, o->step);
+    if (o->max_steps > 0 && N > o->max_steps)
+        return mb_fail(err, errlen, MB_ERR_MAX_STEPS, "sens: %ld steps are more than max_steps = %ld", N, o->max_steps);
+    double h = (pr->t_end - pr->t0) / N;
+    mb_stats ist = {0};
+    long exact = 0;   /* tangents built at a step's solution */
+    mb_mrs *rs = mb_mrs_create(m, x->mr, c->u, c->p, err, errlen);
+    mb_trap *tr = NULL;
+    mb_linalg *la = NULL;
+    double *buf = calloc(3 * nS + 3 * (size_t)n + (size_t)n * n + 1, sizeof(double));
+    if (!rs || !buf) {
+        rc = rs ? mb_fail(err, errlen, MB_ERR_ALLOC, "sens: out of memory") : MB_ERR_MODEL;
+        goto done;
+    }
+    double *A = buf, *B = A + nS, *Sb = B + nS, *zi = Sb + nS, *zdi = zi + n, *T = zdi + n;
+    mb_so_system sys = mb_mrs_system(rs);
+    double t = pr->t0;
+    /* t0: the assembled state, its sensitivities (independent rows given, the rest from the constraints) and Sdd. */
+    memcpy(x->z, z0, (size_t)n * sizeof(double));
+    memcpy(x->zd, zd0, (size_t)n * sizeof(double));
+    mb_kin_prefer(mb_mr_kin(x->mr), zd0);
+    if ((rc = mb_mr_project(x->mr, t, x->z, x->zd, c->p, err, errlen)) ||
+        (rc = mb_mr_accel(x->mr, t, x->z, x->zd, c->u, c->p, x->zdd, err, errlen)))
+        goto done;
+    if (pr->z0_p) memcpy(x->S, pr->z0_p, nS * sizeof(double));
+    if (pr->zd0_p) memcpy(x->Sd, pr->zd0_p, nS * sizeof(double));
+    if (np > 0 && (rc = mb_mrt_directions(x->tan, x->mr, t, x->z, x->zd, x->zdd, c->u, c->p, np, 1, x->S, x->Sd,
+                                          x->Sdd, err, errlen)))
+        goto done;
+    mb_mrs_begin(rs, t, x->z, x->zd, x->zdd, zi, zdi);
+    int d = mb_mrs_dof(rs);
+    if (!(tr = mb_trap_create(d > 0 ? d : 1, o->newton_tol, o->newton_max_iter, err, errlen)) ||
+        !(la = mb_linalg_create(d > 0 ? d : 1, d > 0 ? d : 1, np > 0 ? np : 1, err, errlen))) {
+        rc = MB_ERR_ALLOC;
+        goto done;
+    }
+    mb_trap_set_reuse(tr, 1);
+    if ((rc = mb_trap_reset(tr, &sys, t, zi, zdi, &ist, err, errlen))) goto done;
+    if ((rc = mr_objective(x, c->integrand, t, 0.5 * h, psi, grad, err, errlen))) goto done;
+    for (long k = 1; k <= N; ++k) {
+        t = k == N ? pr->t_end : pr->t0 + k * h;
+        for (size_t i = 0; i < nS; ++i) {
+            A[i] = x->S[i] + h * x->Sd[i] + 0.25 * h * h * x->Sdd[i];
+            B[i] = x->Sd[i] + 0.5 * h * x->Sdd[i];
+        }
+        /* The motion: one step of the rule; a re-selection begins it again on the new independent set. */
+        rc = mb_trap_advance(tr, &sys, t, h * (1 + 1e-9), 0, &ist, err, errlen);
+        if (rc && mb_mrs_rechosen(rs)) {
+            mb_mrs_begin(rs, t - h, x->z, x->zd, x->zdd, zi, zdi);
+            if ((rc = mb_trap_reset(tr, &sys, t - h, zi, zdi, &ist, err, errlen)) == MB_OK)
+                rc = mb_trap_advance(tr, &sys, t, h * (1 + 1e-9), 0, &ist, err, errlen);
+        }
+        if (rc || (rc = mb_mrs_full(rs, t, mb_trap_z(tr), mb_trap_zd(tr), x->z, x->zd, x->zdd, err, errlen))) goto done;
+        if (mb_mrs_rechosen(rs)) {
+            mb_mrs_begin(rs, t, x->z, x->zd, x->zdd, zi, zdi);
+            if ((rc = mb_trap_reset(tr, &sys, t, zi, zdi, &ist, err, errlen))) goto done;
+        } else {
+            mb_mrs_begin(rs, t, x->z, x->zd, x->zdd, zi, zdi);
+        }
+        if (np > 0) {
+            /* The exact tangent at the solution: the sensitivities' matrix, and the next step's Newton tangent. */
+            if ((rc = sys.tangent(sys.ctx, t, zi, zdi, NULL, 0.25 * h * h, 0.5 * h, 1.0, T, err, errlen)) ||
+                (rc = mb_trap_set_tangent(tr, T, 0.25 * h * h, 0.5 * h, err, errlen)))
+                goto done;
+            ++exact;
+            const double *Su, *Sdu, *Sddu;
+            const int *ind = mb_kin_independent(mb_mr_kin(x->mr));
+            /* dF along (A_i, B_i, e_j): the full columns of that direction in A, B, Sb. */
+            if ((rc = mb_mrt_directions(x->tan, x->mr, t, x->z, x->zd, x->zdd, c->u, c->p, np, 1, A, B, Sb, err,
+                                        errlen)) ||
+                (rc = mb_lu_factor(la, d, T, err, errlen)))
+                goto done;
+            double *s = zi;   /* one column of s' at a time (zi is free until the next step's mb_mrs_begin) */
+            mb_mrs_unit_tangent(rs, &Su, &Sdu, &Sddu);
+            for (int j = 0; j < np; ++j) {
+                for (int q = 0; q < d; ++q) s[q] = Sb[ind[q] + (size_t)j * n];
+                if ((rc = mb_lu_solve(la, d, T, 1, s, err, errlen))) goto done;
+                double *Sj = x->S + (size_t)j * n, *Sdj = x->Sd + (size_t)j * n, *Sddj = x->Sdd + (size_t)j * n;
+                for (int i = 0; i < n; ++i) {
+                    double vs = A[i + (size_t)j * n], vsd = B[i + (size_t)j * n], vsdd = Sb[i + (size_t)j * n];
+                    for (int q = 0; q < d; ++q) {
+                        double cq = 0.25 * h * h * s[q], cv = 0.5 * h * s[q];
+                        size_t uq = i + (size_t)q * n, vq = i + (size_t)(d + q) * n;
+                        vs += cq * Su[uq] + cv * Su[vq];
+                        vsd += cq * Sdu[uq] + cv * Sdu[vq];
+                        vsdd += cq * Sddu[uq] + cv * Sddu[vq];
+                    }
+                    Sj[i] = vs, Sdj[i] = vsd, Sddj[i] = vsdd;
+                }
+            }
+            mb_mrs_begin(rs, t, x->z, x->zd, x->zdd, zi, zdi);   /* zi again, for the next step */
+        }
+        if ((rc = mr_objective(x, c->integrand, t, k == N ? 0.5 * h : h, psi, grad, err, errlen))) goto done;
+        st->steps++;
+    }
+    if (c->terminal) rc = mr_objective(x, c->terminal, pr->t_end, 1.0, psi, grad, err, errlen);
+done:
+    st->rhs_evals = ist.rhs_evals;
+    st->factorizations = ist.jac_evals + exact;
+    mb_trap_free(tr);
+    mb_linalg_free(la);
+    mb_mrs_free(rs);
+    free(buf);
+    return rc;
+}
+
 int mb_sens_ddm_mr(sens_ctx *c, const mb_sens_problem *pr, const mb_sens_options *o, const double *z0,
                    const double *zd0, double *psi, double *grad, mb_sens_stats *st, char *err, size_t errlen) {
     int n = c->n, ns = c->ns, rc;
@@ -111,6 +233,11 @@ int mb_sens_ddm_mr(sens_ctx *c, const mb_sens_problem *pr, const mb_sens_options
     double *y = NULL;
     mb_stats ist = {0};
     if ((rc = mr_init(&x, c, ns, err, errlen))) goto done;
+    if (o->integrator == MB_INTEGRATOR_TRAPEZOIDAL) {
+        x.ns = ns;
+        rc = ddm_trapezoidal_mr(&x, pr, o, z0, zd0, psi, grad, st, err, errlen);
+        goto done;
+    }
     if (!(y = calloc(ny, sizeof(double)))) {
         rc = mb_fail(err, errlen, MB_ERR_ALLOC, "sens: out of memory");
         goto done;

@@ -1,6 +1,7 @@
 #!/usr/bin/env lua5.4
--- sens_closed.t: `mbgen sens` on closed loops (Matrix R, rk4): fivebar's three objectives and fourbar_spatial,
--- DDM against central differences of whole simulations and against the AVM, rk4 against dopri5.
+-- sens_closed.t: `mbgen sens` on closed loops (Matrix R): fivebar's three objectives and fourbar_spatial, the DDM
+-- on rk4 and on the trapezoidal rule against central differences of whole simulations and against the AVM, rk4
+-- against dopri5 and the trapezoidal rule.
 local H = dofile((arg[0]:match("^(.-)tests/[^/]*$") or "./") .. "tests/lib/harness.lua")
 local tap = require "tap"
 
@@ -50,9 +51,38 @@ if ok and ok2 then
   tap.ok(w < 1e-5, string.format("fivebar psi3: dopri5 = rk4 to the rk4 error (worst %.2g at %s)", w, tostring(at)))
 end
 
--- fourbar_spatial: a universal joint and a spherical loop, three mass parameters, 2 s.
-local ok3, out3, fb, fnames = sens("models/fourbar_spatial.lua --cflags -O0 --t-end 2 --fd 1e-6")
-if not tap.ok(ok3 and #fnames == 3 and fb.integrator == "rk4", "fourbar_spatial: DDM on rk4 (the model's trapezoidal is replaced)") then tap.diag(out3) end
+-- The DDM on the trapezoidal rule (the discrete derivative of the reduced implicit scheme, its exact tangent
+-- shared with the next step's Newton): central differences of whole trapezoidal runs, and rk4's gradient to the
+-- rules' O(h²) difference.
+for _, obj in ipairs { "psi1", "psi3" } do
+  local okt, outt, tz, tnames = sens("models/fivebar.lua --cflags -O0 --t-end 0.1 --fd 1e-6 --integrator trapezoidal --objective " .. obj)
+  if not tap.ok(okt and tz.integrator == "trapezoidal" and #tnames == 5, "fivebar " .. obj .. ": DDM on the trapezoidal rule runs") then
+    tap.diag(outt)
+  end
+  if okt then
+    local w, at = worst(tz, tz, "grad.", "fd.", tnames)
+    tap.ok(w < 1e-6, string.format("fivebar %s, trapezoidal: DDM = central differences of whole runs (worst %.2g at %s)", obj, w,
+      tostring(at)))
+    local _, _, rz = sens("models/fivebar.lua --cflags -O0 --t-end 0.1 --objective " .. obj)
+    w, at = worst(tz, rz, "grad.", "grad.", tnames)
+    tap.ok(w < 1e-3 and w > 0, string.format("fivebar %s: trapezoidal = rk4 to the O(h²) of h = 1 ms (worst %.2g at %s)", obj, w,
+      tostring(at)))
+  end
+end
+
+-- fourbar_spatial: a universal joint and a spherical loop, three mass parameters, 2 s; the model's simulate asks
+-- for the trapezoidal rule, which the DDM now keeps.
+local okt4, outt4, ft, ftn = sens("models/fourbar_spatial.lua --cflags -O0 --t-end 2 --fd 1e-6")
+if not tap.ok(okt4 and ft.integrator == "trapezoidal" and #ftn == 3, "fourbar_spatial: DDM on the model's trapezoidal rule") then
+  tap.diag(outt4)
+end
+if okt4 then
+  local w, at = worst(ft, ft, "grad.", "fd.", ftn)
+  tap.ok(w < 1e-6, string.format("fourbar_spatial, trapezoidal: DDM = central differences of whole runs (worst %.2g at %s)", w,
+    tostring(at)))
+end
+local ok3, out3, fb, fnames = sens("models/fourbar_spatial.lua --cflags -O0 --t-end 2 --fd 1e-6 --integrator rk4")
+if not tap.ok(ok3 and #fnames == 3 and fb.integrator == "rk4", "fourbar_spatial: DDM on rk4") then tap.diag(out3) end
 if ok3 then
   local w, at = worst(fb, fb, "grad.", "fd.", fnames)
   tap.ok(w < 1e-6, string.format("fourbar_spatial: DDM = central differences of whole runs (worst %.2g at %s)", w, tostring(at)))

@@ -163,4 +163,21 @@ local p3 = tonumber(o3:match("position (%S+), velocity"))
 local bal3 = tonumber(o3:match("balance %S+ %(relative (%S+)%)"))
 tap.ok(p3 and p3 < 1e-10 and bal3 and math.abs(bal3) < 1e-5,
   string.format("loops closed (%s) and energy balanced (relative %s)", tostring(p3), tostring(bal3)))
+
+-- The seed's five design parameters on the lane change (2 s): the DDM on the trapezoidal rule at 15 ms equals
+-- central differences of whole runs of the same scheme.
+local oks, outs = H.sh("cd " .. H.root .. " && lua5.4 generator/mbgen sens -q models/buggy.lua --set manoeuvre=2 "
+  .. "--integrator trapezoidal --step 0.015 --t-end 2 --fd 1e-6")
+local kv, count, scale, worst_fd = {}, 0, 0, 0
+for k, v in outs:gmatch("([%w_%.]+) ([^\n]+)") do kv[k] = tonumber(v) or v end
+for k, v in pairs(kv) do
+  if k:match("^grad%.") then count = count + 1; scale = math.max(scale, math.abs(v)) end
+end
+for k, v in pairs(kv) do
+  local nm = k:match("^grad%.(.+)$")
+  if nm then worst_fd = math.max(worst_fd, math.abs(v - (kv["fd." .. nm] or math.huge)) / scale) end
+end
+tap.ok(oks and count == 5 and worst_fd < 1e-6, string.format("lane change, 5 parameters: DDM (trapezoidal, 15 ms) = central "
+  .. "differences to %.2g of the largest component", worst_fd))
+if not oks then tap.diag(outs) end
 tap.done_testing()
