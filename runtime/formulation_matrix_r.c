@@ -17,6 +17,7 @@ struct mb_mr {
     int *colptr, *rowind;         /* M's structural non-zeros by column: its pattern, or every row */
     int *empty;                   /* nz + 1 zeros: R's pattern when no coordinate is dependent */
     int have_last;
+    int reduced;                  /* R, MR's factor Mb: of the last mb_mr_accel (0: none) */
     long pos_iters;
 };
 
@@ -81,6 +82,12 @@ nomem:
 }
 
 mb_kin *mb_mr_kin(mb_mr *mr) { return mr->kin; }
+
+int mb_mr_reduced(const mb_mr *mr, const double **M, const double **R, const double **L) {
+    int d = mr->reduced ? mb_kin_dof(mr->kin) : 0;
+    *M = d ? mr->M : NULL, *R = d ? mr->R : NULL, *L = d ? mr->Mb : NULL;
+    return d;
+}
 long mb_mr_position_iters(const mb_mr *mr) { return mr->pos_iters; }
 
 int mb_mr_project(mb_mr *mr, double t, double *z, double *zd, const double *p, char *err, size_t errlen) {
@@ -124,6 +131,7 @@ int mb_mr_accel(mb_mr *mr, double t, const double *z, const double *zd, const do
                 double *zdd, char *err, size_t errlen) {
     int n = mr->nz, d = mb_kin_dof(mr->kin), rc;
     mb_args a = {t, z, zd, NULL, u, p, NULL};
+    mr->reduced = 0;
     mr->m->mass(&a, mr->M, mr->work);
     mr->m->forces(&a, mr->Q, mr->work);
     const char *const *zn = mr->m->z_names;
@@ -183,6 +191,7 @@ int mb_mr_accel(mb_mr *mr, double t, const double *z, const double *zd, const do
     }
     if ((rc = mb_chol_factor(d, mr->Mb, err, errlen))) return mass_nan(mr, t, err, errlen) ? MB_ERR_NAN : rc;
     if ((rc = mb_chol_solve(d, mr->Mb, 1, zi, err, errlen))) return rc;
+    mr->reduced = 1;
     for (int i = 0; i < n; ++i) zdd[i] = x[i];
     for (int c = 0; c < d; ++c) {
         zdd[ind[c]] += zi[c];

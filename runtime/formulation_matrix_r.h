@@ -36,6 +36,11 @@ int mb_mr_accel(mb_mr *mr, double t, const double *z, const double *zd, const do
 int mb_mr_rhs(mb_mr *mr, double t, const double *y, const double *u, const double *p, double *f, char *err,
               size_t errlen);
 
+/* From the last mb_mr_accel (its state): M (nz x nz), R (nz x dof) and the Cholesky factor of R'MR (dof x dof,
+ * lower triangle as mb_chol_factor leaves it), for callers that solve with the same reduced mass matrix there
+ * (the tangent linear model). Returns dof; 0 (and NULLs) before any or for a fully driven mechanism. */
+int mb_mr_reduced(const mb_mr *mr, const double **M, const double **R, const double **L);
+
 mb_kin *mb_mr_kin(mb_mr *mr);
 /* Newton iterations of all position problems so far. */
 long mb_mr_position_iters(const mb_mr *mr);

@@ -12,16 +12,16 @@ struct mb_mrt {
     int n, nc, np, cap, ldb;              /* ldb = max(n, nc): B's leading dimension */
     double *r, *lam;                      /* n, max(n, nc) */
     double *Jz, *B;                       /* nc x n, ldb x cap */
-    double *K, *C, *M, *Fp;               /* n x n (three), n x np */
+    double *K, *C, *M, *Fp;               /* n x n (three; M for trees only), n x np */
     double *Vz, *Vp, *Az, *Ap, *bz, *bzd, *bp, *TWz, *TWp;
-    double *rhs1, *X, *R, *MR, *Mb, *W;
+    double *rhs1, *X, *W;
     double *work;                         /* the model functions' workspace */
 };
 
 void mb_mrt_free(mb_mrt *x) {
     if (!x) return;
     double *bufs[] = {x->r, x->lam, x->Jz, x->B, x->K, x->C, x->M, x->Fp, x->Vz, x->Vp, x->Az, x->Ap, x->bz,
-                      x->bzd, x->bp, x->TWz, x->TWp, x->rhs1, x->X, x->R, x->MR, x->Mb, x->W, x->work};
+                      x->bzd, x->bp, x->TWz, x->TWp, x->rhs1, x->X, x->W, x->work};
     for (size_t i = 0; i < sizeof bufs / sizeof *bufs; ++i) free(bufs[i]);
     free(x);
 }
@@ -68,12 +68,11 @@ mb_mrt *mb_mrt_create(const mb_model *m, int cap, int with_p, char *err, size_t 
     x->bz = calloc(nc * n, sizeof(double)), x->bzd = calloc(nc * n, sizeof(double)), x->bp = calloc(nc * np, sizeof(double));
     x->TWz = calloc(n * n, sizeof(double)), x->TWp = calloc(n * np, sizeof(double));
     x->rhs1 = calloc(n * ns, sizeof(double)), x->X = calloc(n * ns, sizeof(double));
-    x->R = calloc(n * n, sizeof(double)), x->MR = calloc(n * n, sizeof(double)), x->Mb = calloc(n * n, sizeof(double));
     x->W = calloc(n * ns, sizeof(double));
     x->work = mb_work_alloc(m);
     if (!x->r || !x->lam || !x->Jz || !x->B || !x->K || !x->C || !x->M || !x->Fp || !x->Vz || !x->Vp || !x->Az ||
-        !x->Ap || !x->bz || !x->bzd || !x->bp || !x->TWz || !x->TWp || !x->rhs1 || !x->X || !x->R || !x->MR ||
-        !x->Mb || !x->W || (m->nwork > 0 && !x->work))
+        !x->Ap || !x->bz || !x->bzd || !x->bp || !x->TWz || !x->TWp || !x->rhs1 || !x->X || !x->W ||
+        (m->nwork > 0 && !x->work))
         goto nomem;
     return x;
 nomem:
@@ -118,6 +117,35 @@ static int tree_directions(mb_mrt *x, const mb_args *a, int ns, int with_p, cons
     return MB_OK;
 }
 
+/* Y (rows x ns, leading dimension ldy) += sign A[:, which] X[which, :] for a rows x cols A stored dense with the
+ * structural non-zeros P (NULL: all), X with leading dimension ldx, over the count columns listed in which (NULL: all
+ * cols): column by column of A, skipping zero entries of X (the unit directions of the implicit rule's tangent are
+ * mostly zeros). */
+static void mul_add_cols(const double *A, const mb_pattern *P, int rows, int cols, const int *which, int count,
+                         double sign, const double *X, int ldx, int ns, double *Y, int ldy) {
+    if (P && (P->rows != rows || P->cols != cols)) P = NULL;
+    for (int w = 0; w < count; ++w) {
+        int k = which ? which[w] : w;
+        const double *Ak = A + (size_t)k * rows;
+        int lo = P ? P->colptr[k] : 0, hi = P ? P->colptr[k + 1] : rows;
+        for (int j = 0; j < ns; ++j) {
+            double v = X[k + (size_t)j * ldx];
+            if (v == 0) continue;
+            v *= sign;
+            double *Yj = Y + (size_t)j * ldy;
+            if (P)
+                for (int q = lo; q < hi; ++q) Yj[P->rowind[q]] += Ak[P->rowind[q]] * v;
+            else
+                for (int i = 0; i < rows; ++i) Yj[i] += Ak[i] * v;
+        }
+    }
+}
+
+static void mul_add(const double *A, const mb_pattern *P, int rows, int cols, double sign, const double *X, int ldx,
+                    int ns, double *Y, int ldy) {
+    mul_add_cols(A, P, rows, cols, NULL, cols, sign, X, ldx, ns, Y, ldy);
+}
+
 int mb_mrt_directions(mb_mrt *x, mb_mr *mr, double t, const double *z, const double *zd, const double *zdd,
                       const double *u, const double *p, int ns, int with_p, double *S, double *Sd, double *Sdd,
                       char *err, size_t errlen) {
@@ -133,24 +161,19 @@ int mb_mrt_directions(mb_mrt *x, mb_mr *mr, double t, const double *z, const dou
     if (nc == 0) return tree_directions(x, &a, ns, with_p, S, Sd, Sdd, t, err, errlen);
     m->constraints_dz(&a, x->Jz, x->work);
     /* S: independent rows given, dependent from Phi_z S = -Phi_p. */
+    const mb_pattern *PJ = m->constraints_dz_pattern;
     if (with_p) m->constraints_dp(&a, x->Vp, x->work);
     for (int j = 0; j < ns; ++j)
-        for (int i = 0; i < nc; ++i) {
-            double s = with_p ? x->Vp[i + (size_t)j * nc] : 0;
-            for (int k = 0; k < d; ++k) s += x->Jz[i + (size_t)ind[k] * nc] * S[ind[k] + (size_t)j * n];
-            x->B[i + (size_t)j * big] = -s;
-        }
+        for (int i = 0; i < nc; ++i) x->B[i + (size_t)j * big] = with_p ? -x->Vp[i + (size_t)j * nc] : 0;
+    mul_add_cols(x->Jz, PJ, nc, n, ind, d, -1, S, n, ns, x->B, big);
     if ((rc = solve_dep(x, kin, ns, S, err, errlen))) return rc;
     /* Sd: Phi_z Sd = -(V_z S + V_p). */
     m->constraint_vel_dz(&a, x->Vz, x->work);
     if (with_p) m->constraint_vel_dp(&a, x->Vp, x->work);
     for (int j = 0; j < ns; ++j)
-        for (int i = 0; i < nc; ++i) {
-            double s = with_p ? x->Vp[i + (size_t)j * nc] : 0;
-            for (int k = 0; k < n; ++k) s += x->Vz[i + (size_t)k * nc] * S[k + (size_t)j * n];
-            for (int k = 0; k < d; ++k) s += x->Jz[i + (size_t)ind[k] * nc] * Sd[ind[k] + (size_t)j * n];
-            x->B[i + (size_t)j * big] = -s;
-        }
+        for (int i = 0; i < nc; ++i) x->B[i + (size_t)j * big] = with_p ? -x->Vp[i + (size_t)j * nc] : 0;
+    mul_add_cols(x->Jz, PJ, nc, n, ind, d, -1, Sd, n, ns, x->B, big);
+    mul_add(x->Vz, m->constraint_vel_dz_pattern, nc, n, -1, S, n, ns, x->B, big);
     if ((rc = solve_dep(x, kin, ns, Sd, err, errlen))) return rc;
     /* lambda from Phi_z' lambda = -r on the dependent rows, by the same factors (r = M zdd - Q lies in the range
      * of Phi_z'; redundant constraints give the least-norm lambda). */
@@ -158,20 +181,20 @@ int mb_mrt_directions(mb_mrt *x, mb_mr *mr, double t, const double *z, const dou
     if ((rc = mb_kin_multipliers(kin, t, z, p, x->r, x->lam, err, errlen))) return rc;
     mb_args aw = a;
     aw.w = x->lam;
-    /* rhs1 = -((K + TWz) S + C Sd + r_p + TWp). */
+    /* rhs1 = -((K + TWz) S + C Sd + r_p + TWp), over each matrix's structural non-zeros. */
     m->inverse_dynamics_dz(&a, x->K, x->work);
     m->inverse_dynamics_dzd(&a, x->C, x->work);
-    if (with_p) m->inverse_dynamics_dp(&a, x->Fp, x->work);
     m->constraints_dz_tw_dz(&aw, x->TWz, x->work);
-    if (with_p) m->constraints_dz_tw_dp(&aw, x->TWp, x->work);
-    for (int j = 0; j < ns; ++j)
-        for (int i = 0; i < n; ++i) {
-            double s = with_p ? x->Fp[i + (size_t)j * n] + x->TWp[i + (size_t)j * n] : 0;
-            for (int k = 0; k < n; ++k)
-                s += (x->K[i + (size_t)k * n] + x->TWz[i + (size_t)k * n]) * S[k + (size_t)j * n] +
-                     x->C[i + (size_t)k * n] * Sd[k + (size_t)j * n];
-            x->rhs1[i + (size_t)j * n] = -s;
-        }
+    if (with_p) {
+        m->inverse_dynamics_dp(&a, x->Fp, x->work);
+        m->constraints_dz_tw_dp(&aw, x->TWp, x->work);
+        for (size_t i = 0; i < nS; ++i) x->rhs1[i] = -(x->Fp[i] + x->TWp[i]);
+    } else {
+        memset(x->rhs1, 0, nS * sizeof(double));
+    }
+    mul_add(x->K, m->inverse_dynamics_dz_pattern, n, n, -1, S, n, ns, x->rhs1, n);
+    mul_add(x->TWz, m->constraints_dz_tw_dz_pattern, n, n, -1, S, n, ns, x->rhs1, n);
+    mul_add(x->C, m->inverse_dynamics_dzd_pattern, n, n, -1, Sd, n, ns, x->rhs1, n);
     /* X: Phi_z X = -((A_z + b_z) S + b_zd Sd + A_p + b_p), zero independent rows. */
     m->constraint_acc_dz(&a, x->Az, x->work);
     m->constraint_bias_dz(&a, x->bz, x->work);
@@ -181,53 +204,41 @@ int mb_mrt_directions(mb_mrt *x, mb_mr *mr, double t, const double *z, const dou
         m->constraint_bias_dp(&a, x->bp, x->work);
     }
     for (int j = 0; j < ns; ++j)
-        for (int i = 0; i < nc; ++i) {
-            double s = with_p ? x->Ap[i + (size_t)j * nc] + x->bp[i + (size_t)j * nc] : 0;
-            for (int k = 0; k < n; ++k)
-                s += (x->Az[i + (size_t)k * nc] + x->bz[i + (size_t)k * nc]) * S[k + (size_t)j * n] +
-                     x->bzd[i + (size_t)k * nc] * Sd[k + (size_t)j * n];
-            x->B[i + (size_t)j * big] = -s;
-        }
+        for (int i = 0; i < nc; ++i)
+            x->B[i + (size_t)j * big] = with_p ? -(x->Ap[i + (size_t)j * nc] + x->bp[i + (size_t)j * nc]) : 0;
+    mul_add(x->Az, m->constraint_acc_dz_pattern, nc, n, -1, S, n, ns, x->B, big);
+    mul_add(x->bz, m->constraint_bias_dz_pattern, nc, n, -1, S, n, ns, x->B, big);
+    mul_add(x->bzd, m->constraint_bias_dzd_pattern, nc, n, -1, Sd, n, ns, x->B, big);
     memset(x->X, 0, nS * sizeof(double));
     if ((rc = solve_dep(x, kin, ns, x->X, err, errlen))) return rc;
-    /* W = (R'MR)^-1 R'(rhs1 - M X); Sdd = X + R W. */
-    if ((rc = mb_kin_R(kin, x->R, err, errlen))) return rc;
-    m->mass(&a, x->M, x->work);
+    /* W = (R'MR)^-1 R'(rhs1 - M X); Sdd = X + R W, with the motion's own M, R and factor of R'MR at this state
+     * (mb_mr_accel formed them), over M's and R's structure. */
+    const double *M, *R, *L;
+    const int *rp, *ri;
+    if (d > 0 && mb_mr_reduced(mr, &M, &R, &L) != d)
+        return mb_fail(err, errlen, MB_ERR_ARG, "matrix_r tangent: call mb_mr_accel at the state first");
+    if (!mb_kin_R_pattern(kin, &rp, &ri)) rp = ri = NULL;
+    if (d > 0) mul_add(M, m->mass_pattern, n, n, -1, x->X, n, ns, x->rhs1, n);
     for (int j = 0; j < ns; ++j)
-        for (int i = 0; i < n; ++i) {
-            double s = x->rhs1[i + (size_t)j * n];
-            for (int k = 0; k < n; ++k) s -= x->M[i + (size_t)k * n] * x->X[k + (size_t)j * n];
-            x->rhs1[i + (size_t)j * n] = s;
+        for (int c = 0; c < d; ++c) {
+            const double *Rc = R + (size_t)c * n, *r1 = x->rhs1 + (size_t)j * n;
+            double s = r1[ind[c]];
+            for (int e = rp ? rp[c] : 0; e < (rp ? rp[c + 1] : 0); ++e) s += Rc[ri[e]] * r1[ri[e]];
+            x->W[c + (size_t)j * d] = s;
         }
-    for (int q = 0; q < d; ++q)
-        for (int i = 0; i < n; ++i) {
-            double s = 0;
-            for (int k = 0; k < n; ++k) s += x->M[i + (size_t)k * n] * x->R[k + (size_t)q * n];
-            x->MR[i + (size_t)q * n] = s;
+    if (d > 0 && (rc = mb_chol_solve(d, L, ns, x->W, err, errlen))) return rc;
+    for (int j = 0; j < ns; ++j) {
+        double *Sj = Sdd + (size_t)j * n;
+        memcpy(Sj, x->X + (size_t)j * n, (size_t)n * sizeof(double));
+        for (int c = 0; c < d; ++c) {
+            double w = x->W[c + (size_t)j * d];
+            const double *Rc = R + (size_t)c * n;
+            Sj[ind[c]] += w;
+            for (int e = rp ? rp[c] : 0; e < (rp ? rp[c + 1] : 0); ++e) Sj[ri[e]] += Rc[ri[e]] * w;
         }
-    for (int q = 0; q < d; ++q) {
-        for (int e = 0; e < d; ++e) {
-            double s = 0;
-            for (int i = 0; i < n; ++i) s += x->R[i + (size_t)q * n] * x->MR[i + (size_t)e * n];
-            x->Mb[q + (size_t)e * d] = s;
-        }
-        for (int j = 0; j < ns; ++j) {
-            double s = 0;
-            for (int i = 0; i < n; ++i) s += x->R[i + (size_t)q * n] * x->rhs1[i + (size_t)j * n];
-            x->W[q + (size_t)j * d] = s;
-        }
-    }
-    if (d > 0) {
-        if ((rc = mb_chol_factor(d, x->Mb, err, errlen))) return rc;
-        if ((rc = mb_chol_solve(d, x->Mb, ns, x->W, err, errlen))) return rc;
-    }
-    for (int j = 0; j < ns; ++j)
-        for (int i = 0; i < n; ++i) {
-            double s = x->X[i + (size_t)j * n];
-            for (int q = 0; q < d; ++q) s += x->R[i + (size_t)q * n] * x->W[q + (size_t)j * d];
-            Sdd[i + (size_t)j * n] = s;
-            if (!isfinite(s))
+        for (int i = 0; i < n; ++i)
+            if (!isfinite(Sj[i]))
                 return mb_fail(err, errlen, MB_ERR_NAN, "matrix_r tangent: d zdd is not finite at t = %.10g", t);
-        }
+    }
     return MB_OK;
 }
