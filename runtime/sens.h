@@ -78,6 +78,11 @@ typedef struct {
     int psi_only;             /* 1: psi alone, the same discretization without sensitivities (for
                                  finite differences of whole simulations); grad is left untouched */
     mb_sens_kernel kernel;    /* open-tree DDM: see mb_sens_kernel (default auto) */
+    int allow_reselection;    /* closed loops: 0 (default): a re-choice of the independent coordinates during the
+                                 run stops it with MB_ERR_SINGULAR naming the time and the coordinates, since psi
+                                 is not differentiable where a change of p moves such a switch to another step;
+                                 1: carry on (the gradient is then that of the discrete psi with the switches at
+                                 the steps where they fell; stats.reselections says how many) */
 } mb_sens_options;
 
 typedef struct {
@@ -87,12 +92,12 @@ typedef struct {
     long rhs_evals;           /* rk4/dopri5: augmented right-hand sides; trapezoidal: residuals */
     long stored_states;       /* AVM: the most (z, zd, zdd) triples held at once */
     mb_sens_kernel kernel;    /* open-tree DDM: the kernel that ran (recursive or jacobian); auto otherwise */
+    long reselections;        /* closed loops: re-choices of the independent coordinates during the run */
 } mb_sens_stats;
 
 /* t0 = 0, t_end = m->simulate.t_end, objective 0, the model's p, z0, zd0; m may be NULL. */
 void mb_sens_problem_default(mb_sens_problem *pr, const mb_model *m);
-/* DDM with the model's simulate integrator and step (rk4 when unknown, and for closed loops when the
- * model says trapezoidal), rtol = atol = 1e-8,
+/* DDM with the model's simulate integrator and step (rk4 when unknown), rtol = atol = 1e-8,
  * newton_tol 1e-12, newton_max_iter 20, checkpoints 0, max_steps 1e8. */
 void mb_sens_options_default(mb_sens_options *o, const mb_model *m);
 /* Index of the objective called name, or -1. */

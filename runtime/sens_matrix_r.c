@@ -1,5 +1,6 @@
 /* sens_matrix_r.c: DDM and AVM for closed loops: Matrix R dynamics, full-coordinate sensitivities kept on the constraints. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,6 +22,9 @@ typedef struct {
     mb_mrt *tan;                          /* the motion's tangent linear model (matrix_r_tangent.h) */
     int ns;
     int with_p;                           /* 1: the columns are d/dp; 0: directions in (z_i, zd_i), no p terms */
+    int allow_reselection;                /* mb_sens_options.allow_reselection */
+    long reselections;                    /* re-choices seen so far */
+    long evals;                           /* right-hand sides evaluated (the AVM's counter) */
     double *z, *zd, *zdd;                 /* n each */
     double *S, *Sd, *Sdd;                 /* n x cap each */
 } mr_ctx;
@@ -72,6 +76,23 @@ static int mr_objective(mr_ctx *x, mb_fn *f, double t, double w, double *val, do
     return MB_OK;
 }
 
+/* A re-choice of the independent coordinates since the last look: an error unless the options allow it. */
+static int check_reselection(mr_ctx *x, double t, char *err, size_t errlen) {
+    mb_kin *kin = mb_mr_kin(x->mr);
+    long r = mb_kin_reselections(kin);
+    if (r == x->reselections) return MB_OK;
+    x->reselections = r;
+    if (x->allow_reselection) return MB_OK;
+    const char *note = mb_kin_reselection_note(kin, r - 1);
+    char at[64];
+    snprintf(at, sizeof at, "t = %.10g", t);
+    return mb_fail(err, errlen, MB_ERR_SINGULAR,
+                   "sens: the independent coordinates were re-chosen (%s): psi is not differentiable where a change "
+                   "of p moves such a switch to another step; shorten the run, declare independent coordinates that "
+                   "stay valid, or pass --allow-reselection to accept the discrete gradient",
+                   note ? note : at);
+}
+
 /* y -> f (or, f NULL, just the consistent z, zd, zdd, S, Sd, Sdd in x). */
 static int mr_eval(mr_ctx *x, double t, const double *y, double *f, char *err, size_t errlen) {
     sens_ctx *c = x->c;
@@ -80,7 +101,9 @@ static int mr_eval(mr_ctx *x, double t, const double *y, double *f, char *err, s
     memcpy(x->z, y, (size_t)n * sizeof(double));
     memcpy(x->zd, y + n, (size_t)n * sizeof(double));
     if ((rc = mb_mr_project(x->mr, t, x->z, x->zd, c->p, err, errlen))) return rc;
+    if ((rc = check_reselection(x, t, err, errlen))) return rc;
     if ((rc = mb_mr_accel(x->mr, t, x->z, x->zd, c->u, c->p, x->zdd, err, errlen))) return rc;
+    ++x->evals;
     if (ns > 0) {
         /* S and Sd: the independent rows from y (the dependent ones follow from the constraints). */
         memcpy(x->S, y + 2 * n, nS * sizeof(double));
@@ -171,7 +194,9 @@ static int ddm_trapezoidal_mr(mr_ctx *x, const mb_sens_problem *pr, const mb_sen
             if ((rc = mb_trap_reset(tr, &sys, t - h, zi, zdi, &ist, err, errlen)) == MB_OK)
                 rc = mb_trap_advance(tr, &sys, t, h * (1 + 1e-9), 0, &ist, err, errlen);
         }
-        if (rc || (rc = mb_mrs_full(rs, t, mb_trap_z(tr), mb_trap_zd(tr), x->z, x->zd, x->zdd, err, errlen))) goto done;
+        if (rc || (rc = mb_mrs_full(rs, t, mb_trap_z(tr), mb_trap_zd(tr), x->z, x->zd, x->zdd, err, errlen)) ||
+            (rc = check_reselection(x, t, err, errlen)))
+            goto done;
         if (mb_mrs_rechosen(rs)) {
             mb_mrs_begin(rs, t, x->z, x->zd, x->zdd, zi, zdi);
             if ((rc = mb_trap_reset(tr, &sys, t, zi, zdi, &ist, err, errlen))) goto done;
@@ -218,6 +243,7 @@ static int ddm_trapezoidal_mr(mr_ctx *x, const mb_sens_problem *pr, const mb_sen
 done:
     st->rhs_evals = ist.rhs_evals;
     st->factorizations = ist.jac_evals + exact;
+    st->reselections = x->reselections;
     mb_trap_free(tr);
     mb_linalg_free(la);
     mb_mrs_free(rs);
@@ -233,6 +259,7 @@ int mb_sens_ddm_mr(sens_ctx *c, const mb_sens_problem *pr, const mb_sens_options
     double *y = NULL;
     mb_stats ist = {0};
     if ((rc = mr_init(&x, c, ns, err, errlen))) goto done;
+    x.allow_reselection = o->allow_reselection;
     if (o->integrator == MB_INTEGRATOR_TRAPEZOIDAL) {
         x.ns = ns;
         rc = ddm_trapezoidal_mr(&x, pr, o, z0, zd0, psi, grad, st, err, errlen);
@@ -259,6 +286,7 @@ int mb_sens_ddm_mr(sens_ctx *c, const mb_sens_problem *pr, const mb_sens_options
     }
     st->steps = ist.steps;
     st->rhs_evals = ist.rhs_evals;
+    st->reselections = x.reselections;
 done:
     free(y);
     mr_free(&x);
@@ -375,6 +403,7 @@ int mb_sens_avm_mr(sens_ctx *c, const mb_sens_problem *pr, const mb_sens_options
      * every step of the segment being swept, and at the four stages of the step being differentiated. */
     int *cks = NULL, *steps = NULL, *stages = NULL;
     if ((rc = mr_init(&x, c, cap, err, errlen))) goto done;
+    x.allow_reselection = o->allow_reselection;
     ck = calloc((size_t)K * n2, sizeof(double));
     cks = calloc((size_t)K * n2, sizeof(int));
     steps = calloc((size_t)(L + 1) * n2, sizeof(int));
@@ -414,6 +443,7 @@ int mb_sens_avm_mr(sens_ctx *c, const mb_sens_problem *pr, const mb_sens_options
         memcpy(seg, tmp, (size_t)n2 * sizeof(double));
         st->steps++;
     }
+    st->reselections = x.reselections;   /* of the forward run: the replays retrace its choices */
     /* The adjoint lives in full coordinates y = [z; zd]; f reads only the independent entries of its
      * point, so the other entries of lambda stay zero there. */
     double *lam = vec, *ysum = vec + n2, *ybar = vec + 2 * n2, *kbar = vec + 3 * n2;
@@ -485,6 +515,7 @@ int mb_sens_avm_mr(sens_ctx *c, const mb_sens_problem *pr, const mb_sens_options
         grad[j] += v;
     }
 done:
+    st->rhs_evals = x.evals;
     free(ck);
     free(cks);
     free(steps);

@@ -72,7 +72,7 @@ end
 
 -- fourbar_spatial: a universal joint and a spherical loop, three mass parameters, 2 s; the model's simulate asks
 -- for the trapezoidal rule, which the DDM now keeps.
-local okt4, outt4, ft, ftn = sens("models/fourbar_spatial.lua --cflags -O0 --t-end 2 --fd 1e-6")
+local okt4, outt4, ft, ftn = sens("models/fourbar_spatial.lua --cflags -O0 --t-end 2 --fd 1e-6 --allow-reselection")
 if not tap.ok(okt4 and ft.integrator == "trapezoidal" and #ftn == 3, "fourbar_spatial: DDM on the model's trapezoidal rule") then
   tap.diag(outt4)
 end
@@ -81,17 +81,31 @@ if okt4 then
   tap.ok(w < 1e-6, string.format("fourbar_spatial, trapezoidal: DDM = central differences of whole runs (worst %.2g at %s)", w,
     tostring(at)))
 end
-local ok3, out3, fb, fnames = sens("models/fourbar_spatial.lua --cflags -O0 --t-end 2 --fd 1e-6 --integrator rk4")
+local ok3, out3, fb, fnames = sens("models/fourbar_spatial.lua --cflags -O0 --t-end 2 --fd 1e-6 --integrator rk4 --allow-reselection")
 if not tap.ok(ok3 and #fnames == 3 and fb.integrator == "rk4", "fourbar_spatial: DDM on rk4") then tap.diag(out3) end
 if ok3 then
   local w, at = worst(fb, fb, "grad.", "fd.", fnames)
   tap.ok(w < 1e-6, string.format("fourbar_spatial: DDM = central differences of whole runs (worst %.2g at %s)", w, tostring(at)))
 end
+-- Without --allow-reselection the same run stops at the re-choice, naming its time and the coordinates swapped;
+-- with it, the summary counts the re-choices.
+local okr, outr = sens("models/fourbar_spatial.lua --cflags -O0 --t-end 2")
+tap.ok(not okr and outr:find("re%-chosen %(t = 0%.5%d*: |R_rr/R_11| = %S+ < 0%.01; independent follower %-> ")
+  and outr:find("--allow-reselection", 1, true), "fourbar_spatial: a re-choice stops the sensitivities by default")
+if okr then tap.diag(outr) end
+tap.ok(ft and ft.reselections == 1 and fb and fb.reselections == 1 and ft.rhs_evals > 0,
+  "fourbar_spatial: --allow-reselection carries on and counts it")
+tap.ok(okt4 and outt4:find("formulation matrix_r", 1, true) and (ft.real_time_factor or 0) > 0,
+  "the summary names the formulation and the real-time factor")
+local okf, outf = sens("models/fourbar_spatial.lua --cflags -O0 --t-end 0.1 --formulation al3")
+tap.ok(not okf and outf:find("al3 has no sensitivities", 1, true), "--formulation al3 is refused with the reason")
+
 -- The adjoint over the same 2 s, which re-choose the independent coordinate once (near t = 0.51 s):
 -- the replay between checkpoints restores the choices, so it differentiates the same scheme.
 for _, k in ipairs { 0, 1, 7 } do
-  local oka, outa, av = sens("models/fourbar_spatial.lua --cflags -O0 --t-end 2 --method avm --checkpoints " .. k)
-  if not tap.ok(oka and av.psi == fb.psi, "fourbar_spatial: AVM with " .. k .. " checkpoints runs, same psi") then tap.diag(outa) end
+  local oka, outa, av = sens("models/fourbar_spatial.lua --cflags -O0 --t-end 2 --allow-reselection --method avm --checkpoints " .. k)
+  if not tap.ok(oka and av.psi == fb.psi and av.rhs_evals > 0, "fourbar_spatial: AVM with " .. k ..
+    " checkpoints runs, same psi, its evaluations counted") then tap.diag(outa) end
   if oka and ok3 then
     local w, at = worst(av, fb, "grad.", "grad.", fnames)
     tap.ok(w < 1e-9, string.format("fourbar_spatial: AVM (K = %d) = DDM (worst %.2g at %s)", k, w, tostring(at)))

@@ -35,6 +35,10 @@ static void usage(FILE *f, const char *prog) {
             "  --set NAME=VALUE      a design parameter (repeatable)\n"
             "  --input NAME=VALUE    a constant input (repeatable; default 0)\n"
             "  --fd REL              also central finite differences of whole simulations, step REL max(1, |p|)\n"
+            "  --formulation F       tree (open trees) | matrix_r (closed loops); the default; al3 has no\n"
+            "                        sensitivities and is refused\n"
+            "  --allow-reselection   closed loops: carry on through a re-choice of the independent coordinates\n"
+            "                        (default: stop there, since psi is not differentiable across it in general)\n"
             "  --repeat N            run N times and report the mean time (benchmarks)\n",
             prog);
 }
@@ -93,6 +97,10 @@ static int sens_main(int argc, char **argv, double *p, double *u, double *grad, 
             usage(stdout, argv[0]);
             return 0;
         }
+        if (!strcmp(a, "--allow-reselection")) {
+            o.allow_reselection = 1;
+            continue;
+        }
         if (!val) {
             fprintf(stderr, "mbsens: %s needs a value (or is unknown)\n", a);
             usage(stderr, argv[0]);
@@ -142,6 +150,15 @@ static int sens_main(int argc, char **argv, double *p, double *u, double *grad, 
             int k = parse_assign(a, val, m->u_names, nu, &v);
             if (k < 0) return 2;
             u[k] = v;
+        } else if (!strcmp(a, "--formulation")) {
+            const char *want = m->nc > 0 ? "matrix_r" : "tree";
+            if (strcmp(val, want) != 0) {
+                fprintf(stderr, "mbsens: --formulation %s: %s\n", val,
+                        !strcmp(val, "al3") ? "al3 has no sensitivities; closed loops take theirs on matrix_r"
+                        : m->nc > 0 ? "a model with closed loops takes its sensitivities on matrix_r"
+                                    : "an open tree takes its sensitivities on the tree formulation");
+                return 2;
+            }
         } else if (!strcmp(a, "--fd")) {
             if (parse_num(a, val, &fd_rel) || !(fd_rel > 0)) return 2;
         } else if (!strcmp(a, "--repeat")) {
@@ -167,13 +184,16 @@ static int sens_main(int argc, char **argv, double *p, double *u, double *grad, 
             return 1;
         }
     double secs = (now() - t0) / repeat;
-    printf("model %s\nobjective %s\nmethod %s\nintegrator %s\n", m->name, m->objectives[pr.objective].name,
-           o.method == MB_SENS_AVM ? "avm" : "ddm", mb_integrator_name(o.integrator));
+    printf("model %s\nobjective %s\nmethod %s\nformulation %s\nintegrator %s\n", m->name,
+           m->objectives[pr.objective].name, o.method == MB_SENS_AVM ? "avm" : "ddm", m->nc > 0 ? "matrix_r" : "tree",
+           mb_integrator_name(o.integrator));
     if (st.kernel != MB_SENS_KERNEL_AUTO) printf("sens_kernel %s\n", mb_sens_kernel_name(st.kernel));
     printf("step %.17g\nt_end %.17g\npsi %.17g\n", o.step, pr.t_end, psi);
     for (int j = 0; j < np; ++j) printf("grad.%s %.17g\n", m->p_names[j], grad[j]);
-    printf("steps %ld\nrecomputed_steps %ld\nfactorizations %ld\nrhs_evals %ld\nstored_states %ld\nseconds %.6g\n",
-           st.steps, st.recomputed_steps, st.factorizations, st.rhs_evals, st.stored_states, secs);
+    printf("steps %ld\nrecomputed_steps %ld\nfactorizations %ld\nrhs_evals %ld\nstored_states %ld\nreselections %ld\n"
+           "seconds %.6g\nreal_time_factor %.4g\n",
+           st.steps, st.recomputed_steps, st.factorizations, st.rhs_evals, st.stored_states, st.reselections, secs,
+           secs > 0 ? (pr.t_end - pr.t0) / secs : 0.0);
     if (fd_rel > 0) {
         /* Whole simulations with the same discretization, psi alone. */
         mb_sens_options of = o;
