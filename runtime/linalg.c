@@ -346,6 +346,16 @@ int mb_qrp_factor_small(mb_linalg *ws, int m, int n, double *a, double tol, int 
     return MB_OK;
 }
 
+/* x <- H x for the reflector H = I - tau v v' of step s in LAPACK's storage: v = (1, col[s+1 .. m)) from row s on. */
+static void householder(const double *col, double tau, int s, int m, double *x) {
+    if (tau == 0) return;
+    double w = x[s];
+    for (int i = s + 1; i < m; ++i) w += col[i] * x[i];
+    w *= tau;
+    x[s] -= w;
+    for (int i = s + 1; i < m; ++i) x[i] -= w * col[i];
+}
+
 int mb_qrp_solve(mb_linalg *ws, int m, int n, int rank, const double *qr, int nrhs, double *b, char *err,
                  size_t errlen) {
     int rc = check_ws(ws, m, n, nrhs, "pivoted QR solve", err, errlen);
@@ -364,15 +374,7 @@ int mb_qrp_solve(mb_linalg *ws, int m, int n, int rank, const double *qr, int nr
             if (qr[j + (size_t)j * m] == 0) info = j + 1;
         for (int c = 0; c < nrhs && !info; ++c) {
             double *x = b + (size_t)c * ldb;
-            for (int s = 0; s < k; ++s) {
-                const double *v = qr + (size_t)s * m;
-                double w = x[s];
-                if (ws->tau[s] == 0) continue;
-                for (int i = s + 1; i < m; ++i) w += v[i] * x[i];
-                w *= ws->tau[s];
-                x[s] -= w;
-                for (int i = s + 1; i < m; ++i) x[i] -= w * v[i];
-            }
+            for (int s = 0; s < k; ++s) householder(qr + (size_t)s * m, ws->tau[s], s, m, x);
             for (int j = rank - 1; j >= 0; --j) {
                 double s = x[j];
                 for (int l = j + 1; l < rank; ++l) s -= qr[j + (size_t)l * m] * x[l];
@@ -406,15 +408,7 @@ int mb_qrp_solve_transposed(const mb_linalg *ws, int m, int n, int rank, const d
         y[j] = s / d;
     }
     for (int i = 0; i < m; ++i) x[i] = i < n ? y[i] : 0;
-    for (int s = imin(m, n) - 1; s >= 0; --s) {
-        const double *v = qr + (size_t)s * m;
-        double w = x[s];
-        if (ws->tau[s] == 0) continue;
-        for (int i = s + 1; i < m; ++i) w += v[i] * x[i];
-        w *= ws->tau[s];
-        x[s] -= w;
-        for (int i = s + 1; i < m; ++i) x[i] -= w * v[i];
-    }
+    for (int s = imin(m, n) - 1; s >= 0; --s) householder(qr + (size_t)s * m, ws->tau[s], s, m, x);
     return MB_OK;
 }
 

@@ -400,6 +400,18 @@ int mb_sim_assemble(mb_sim *s) {
     return s->need_reset ? restart(s) : MB_OK;
 }
 
+/* The n equal steps of at most the option's step that reach t_out, and their size; MB_ERR_MAX_STEPS beyond
+ * max_steps. For the closed loops' fixed-step rules, which go one step at a time. */
+static int fixed_steps(mb_sim *s, double t_out, long *n, double *h) {
+    *n = mb_fixed_step_count(s->t, t_out, s->o.step);
+    if (s->o.max_steps > 0 && *n > s->o.max_steps)
+        return mb_fail(s->msg, sizeof s->msg, MB_ERR_MAX_STEPS,
+                       "reaching t = %g takes %ld steps of %g, more than max_steps = %ld", t_out, *n, s->o.step,
+                       s->o.max_steps);
+    *h = (t_out - s->t) / (double)*n;
+    return MB_OK;
+}
+
 int mb_sim_step(mb_sim *s, double t_out) {
     int rc = MB_OK;
     if (!isfinite(t_out) || t_out < s->t)
@@ -415,15 +427,12 @@ int mb_sim_step(mb_sim *s, double t_out) {
         if (rc) s->need_reset = 1;
         return rc;
     }
+    long n;
+    double t0 = s->t, h;
     if (s->mr && s->o.integrator == MB_INTEGRATOR_RK4) {
         /* One step at a time, recovering the dependent coordinates after each, so the state
          * the integrator carries never drifts from the constraints. */
-        long n = mb_fixed_step_count(s->t, t_out, s->o.step);
-        if (s->o.max_steps > 0 && n > s->o.max_steps)
-            return mb_fail(s->msg, sizeof s->msg, MB_ERR_MAX_STEPS,
-                           "reaching t = %g takes %ld steps of %g, more than max_steps = %ld", t_out, n, s->o.step,
-                           s->o.max_steps);
-        double t0 = s->t, h = (t_out - t0) / (double)n;
+        if ((rc = fixed_steps(s, t_out, &n, &h))) return rc;
         for (long k = 1; k <= n && rc == MB_OK; ++k) {
             double tk = k == n ? t_out : t0 + k * h;
             rc = mb_rk4_advance(s->rk4, ode_rhs, s, &s->t, s->y, tk, h * (1 + 1e-9), 0, &s->st, s->msg,
@@ -437,12 +446,7 @@ int mb_sim_step(mb_sim *s, double t_out) {
     if (s->mrs) {
         /* Step by step: after each, the full consistent state from the independent values the rule reached, and the
          * next step's guesses from it; a re-choice of the independent coordinates begins the rule again there. */
-        long n = mb_fixed_step_count(s->t, t_out, s->o.step);
-        if (s->o.max_steps > 0 && n > s->o.max_steps)
-            return mb_fail(s->msg, sizeof s->msg, MB_ERR_MAX_STEPS,
-                           "reaching t = %g takes %ld steps of %g, more than max_steps = %ld", t_out, n, s->o.step,
-                           s->o.max_steps);
-        double t0 = s->t, h = (t_out - t0) / (double)n;
+        if ((rc = fixed_steps(s, t_out, &n, &h))) return rc;
         for (long k = 1; k <= n && rc == MB_OK; ++k) {
             double tk = k == n ? t_out : t0 + k * h;
             rc = mb_trap_advance(s->trap, &s->sys, tk, h * (1 + 1e-9), 0, &s->st, s->msg, sizeof s->msg);

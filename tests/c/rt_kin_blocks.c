@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "kin_blocks.h"
+#include "lib/relerr.h"
 #include "tap.h"
 
 #define NC 9
@@ -23,12 +24,6 @@ static unsigned long long seed = 2026;
 static double rnd(void) {
     seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
     return (double)(seed >> 11) / 9007199254740992.0 - 0.5;
-}
-
-static double maxdiff(int n, const double *a, const double *b) {
-    double d = 0;
-    for (int i = 0; i < n; ++i) d = fmax(d, fabs(a[i] - b[i]));
-    return d;
 }
 
 int main(void) {

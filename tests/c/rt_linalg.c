@@ -3,13 +3,8 @@
 #include <string.h>
 
 #include "linalg.h"
+#include "lib/relerr.h"
 #include "tap.h"
-
-static double maxdiff(int n, const double *a, const double *b) {
-    double d = 0;
-    for (int i = 0; i < n; ++i) d = fmax(d, fabs(a[i] - b[i]));
-    return d;
-}
 
 int main(void) {
     char err[MB_ERRLEN] = "";
