@@ -70,9 +70,6 @@ void mb_mrs_begin(mb_mrs *x, double t, const double *z, const double *zd, const 
 int mb_mrs_dof(const mb_mrs *x) { return x->d; }
 int mb_mrs_rechosen(const mb_mrs *x) { return x->rechosen; }
 int mb_mrs_coordinate(const mb_mrs *x, int k) { return k >= 0 && k < x->d ? x->ind[k] : -1; }
-void mb_mrs_unit_tangent(const mb_mrs *x, const double **S, const double **Sd, const double **Sdd) {
-    *S = x->S, *Sd = x->Sd, *Sdd = x->Sdd;
-}
 
 /* The consistent state with independent values (zi, zdi): the dependent ones from the begin state extrapolated to
  * t (a second-order Taylor step), then projected. A re-choice of the independent coordinates there is noted; within
@@ -118,7 +115,7 @@ static int tangent(void *ctx, double t, const double *zi, const double *zdi, con
         x->S[x->ind[c] + (size_t)c * n] = 1;
         x->Sd[x->ind[c] + (size_t)(d + c) * n] = 1;
     }
-    if ((rc = mb_mrt_directions(x->tan, x->mr, t, x->z, x->zd, x->zdd, x->u, x->p, 2 * d, 0, x->S, x->Sd, x->Sdd, err,
+    if ((rc = mb_mrt_directions(x->tan, x->mr, t, x->z, x->zd, x->zdd, x->u, x->p, 2 * d, -1, x->S, x->Sd, x->Sdd, err,
                                 errlen)))
         return rc;
     for (int c = 0; c < d; ++c)

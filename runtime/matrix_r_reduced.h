@@ -41,9 +41,5 @@ int mb_mrs_full(mb_mrs *x, double t, const double *zi, const double *zdi, double
 int mb_mrs_rechosen(const mb_mrs *x);
 /* The coordinate (index into z) of reduced unknown k. */
 int mb_mrs_coordinate(const mb_mrs *x, int k);
-/* What the last tangent call computed, at the state of the last residual or mb_mrs_full: the full S, Sd and Sdd
- * (n x 2d each, column-major) of the unit directions, first those of z_i, then those of zd_i. The sensitivities
- * of the trapezoidal rule combine them. */
-void mb_mrs_unit_tangent(const mb_mrs *x, const double **S, const double **Sd, const double **Sdd);
 
 #endif

@@ -93,18 +93,25 @@ static int solve_dep(mb_mrt *x, mb_kin *kin, int ns, double *Y, char *err, size_
     return MB_OK;
 }
 
+/* The design parameter direction j moves (columns p0 .. p0 + np - 1 move p_0 .. p_np-1), or -1. */
+static int pcol(const mb_mrt *x, int p0, int j) {
+    int jp = j - p0;
+    return p0 >= 0 && jp >= 0 && jp < x->np ? jp : -1;
+}
+
 /* Without constraints every coordinate is independent: M Sdd = -(K S + C Sd [+ r_p]). */
-static int tree_directions(mb_mrt *x, const mb_args *a, int ns, int with_p, const double *S, const double *Sd,
+static int tree_directions(mb_mrt *x, const mb_args *a, int ns, int p0, const double *S, const double *Sd,
                            double *Sdd, double t, char *err, size_t errlen) {
     const mb_model *m = x->m;
     int n = x->n, rc;
     m->inverse_dynamics_dz(a, x->K, x->work);
     m->inverse_dynamics_dzd(a, x->C, x->work);
-    if (with_p) m->inverse_dynamics_dp(a, x->Fp, x->work);
+    if (p0 >= 0) m->inverse_dynamics_dp(a, x->Fp, x->work);
     m->mass(a, x->M, x->work);
     for (int j = 0; j < ns; ++j)
         for (int i = 0; i < n; ++i) {
-            double s = with_p ? x->Fp[i + (size_t)j * n] : 0;
+            int jp = pcol(x, p0, j);
+            double s = jp >= 0 ? x->Fp[i + (size_t)jp * n] : 0;
             for (int k = 0; k < n; ++k)
                 s += x->K[i + (size_t)k * n] * S[k + (size_t)j * n] + x->C[i + (size_t)k * n] * Sd[k + (size_t)j * n];
             Sdd[i + (size_t)j * n] = -s;
@@ -147,31 +154,32 @@ static void mul_add(const double *A, const mb_pattern *P, int rows, int cols, do
 }
 
 int mb_mrt_directions(mb_mrt *x, mb_mr *mr, double t, const double *z, const double *zd, const double *zdd,
-                      const double *u, const double *p, int ns, int with_p, double *S, double *Sd, double *Sdd,
+                      const double *u, const double *p, int ns, int p0, double *S, double *Sd, double *Sdd,
                       char *err, size_t errlen) {
     const mb_model *m = x->m;
     int n = x->n, nc = x->nc, big = x->ldb, rc;
     size_t nS = (size_t)n * ns;
     if (ns > x->cap) return mb_fail(err, errlen, MB_ERR_ARG, "matrix_r tangent: %d directions, room for %d", ns, x->cap);
-    if (with_p && ns != x->np) return mb_fail(err, errlen, MB_ERR_ARG, "matrix_r tangent: d/dp wants np directions");
+    if (p0 >= 0 && p0 + x->np > ns)
+        return mb_fail(err, errlen, MB_ERR_ARG, "matrix_r tangent: the %d directions in p start at %d of %d", x->np, p0, ns);
     mb_kin *kin = mb_mr_kin(mr);
     int d = mb_kin_dof(kin);
     const int *ind = mb_kin_independent(kin);
     mb_args a = {t, z, zd, zdd, u, p, NULL};
-    if (nc == 0) return tree_directions(x, &a, ns, with_p, S, Sd, Sdd, t, err, errlen);
+    if (nc == 0) return tree_directions(x, &a, ns, p0, S, Sd, Sdd, t, err, errlen);
     m->constraints_dz(&a, x->Jz, x->work);
     /* S: independent rows given, dependent from Phi_z S = -Phi_p. */
     const mb_pattern *PJ = m->constraints_dz_pattern;
-    if (with_p) m->constraints_dp(&a, x->Vp, x->work);
+    if (p0 >= 0) m->constraints_dp(&a, x->Vp, x->work);
     for (int j = 0; j < ns; ++j)
-        for (int i = 0; i < nc; ++i) x->B[i + (size_t)j * big] = with_p ? -x->Vp[i + (size_t)j * nc] : 0;
+        for (int i = 0, jp = pcol(x, p0, j); i < nc; ++i) x->B[i + (size_t)j * big] = jp >= 0 ? -x->Vp[i + (size_t)jp * nc] : 0;
     mul_add_cols(x->Jz, PJ, nc, n, ind, d, -1, S, n, ns, x->B, big);
     if ((rc = solve_dep(x, kin, ns, S, err, errlen))) return rc;
     /* Sd: Phi_z Sd = -(V_z S + V_p). */
     m->constraint_vel_dz(&a, x->Vz, x->work);
-    if (with_p) m->constraint_vel_dp(&a, x->Vp, x->work);
+    if (p0 >= 0) m->constraint_vel_dp(&a, x->Vp, x->work);
     for (int j = 0; j < ns; ++j)
-        for (int i = 0; i < nc; ++i) x->B[i + (size_t)j * big] = with_p ? -x->Vp[i + (size_t)j * nc] : 0;
+        for (int i = 0, jp = pcol(x, p0, j); i < nc; ++i) x->B[i + (size_t)j * big] = jp >= 0 ? -x->Vp[i + (size_t)jp * nc] : 0;
     mul_add_cols(x->Jz, PJ, nc, n, ind, d, -1, Sd, n, ns, x->B, big);
     mul_add(x->Vz, m->constraint_vel_dz_pattern, nc, n, -1, S, n, ns, x->B, big);
     if ((rc = solve_dep(x, kin, ns, Sd, err, errlen))) return rc;
@@ -185,13 +193,13 @@ int mb_mrt_directions(mb_mrt *x, mb_mr *mr, double t, const double *z, const dou
     m->inverse_dynamics_dz(&a, x->K, x->work);
     m->inverse_dynamics_dzd(&a, x->C, x->work);
     m->constraints_dz_tw_dz(&aw, x->TWz, x->work);
-    if (with_p) {
+    if (p0 >= 0) {
         m->inverse_dynamics_dp(&a, x->Fp, x->work);
         m->constraints_dz_tw_dp(&aw, x->TWp, x->work);
-        for (size_t i = 0; i < nS; ++i) x->rhs1[i] = -(x->Fp[i] + x->TWp[i]);
-    } else {
-        memset(x->rhs1, 0, nS * sizeof(double));
     }
+    for (int j = 0; j < ns; ++j)
+        for (int i = 0, jp = pcol(x, p0, j); i < n; ++i)
+            x->rhs1[i + (size_t)j * n] = jp >= 0 ? -(x->Fp[i + (size_t)jp * n] + x->TWp[i + (size_t)jp * n]) : 0;
     mul_add(x->K, m->inverse_dynamics_dz_pattern, n, n, -1, S, n, ns, x->rhs1, n);
     mul_add(x->TWz, m->constraints_dz_tw_dz_pattern, n, n, -1, S, n, ns, x->rhs1, n);
     mul_add(x->C, m->inverse_dynamics_dzd_pattern, n, n, -1, Sd, n, ns, x->rhs1, n);
@@ -199,13 +207,13 @@ int mb_mrt_directions(mb_mrt *x, mb_mr *mr, double t, const double *z, const dou
     m->constraint_acc_dz(&a, x->Az, x->work);
     m->constraint_bias_dz(&a, x->bz, x->work);
     m->constraint_bias_dzd(&a, x->bzd, x->work);
-    if (with_p) {
+    if (p0 >= 0) {
         m->constraint_acc_dp(&a, x->Ap, x->work);
         m->constraint_bias_dp(&a, x->bp, x->work);
     }
     for (int j = 0; j < ns; ++j)
-        for (int i = 0; i < nc; ++i)
-            x->B[i + (size_t)j * big] = with_p ? -(x->Ap[i + (size_t)j * nc] + x->bp[i + (size_t)j * nc]) : 0;
+        for (int i = 0, jp = pcol(x, p0, j); i < nc; ++i)
+            x->B[i + (size_t)j * big] = jp >= 0 ? -(x->Ap[i + (size_t)jp * nc] + x->bp[i + (size_t)jp * nc]) : 0;
     mul_add(x->Az, m->constraint_acc_dz_pattern, nc, n, -1, S, n, ns, x->B, big);
     mul_add(x->bz, m->constraint_bias_dz_pattern, nc, n, -1, S, n, ns, x->B, big);
     mul_add(x->bzd, m->constraint_bias_dzd_pattern, nc, n, -1, Sd, n, ns, x->B, big);

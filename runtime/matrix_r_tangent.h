@@ -27,9 +27,10 @@ void mb_mrt_free(mb_mrt *x);
 
 /* At a consistent state (t, z, zd, zdd) of mr (mb_mr_accel has just run there, so its kinematics is factored at
  * z), for ns <= cap directions: S and Sd (n x ns) hold the independent rows on entry and every row on return;
- * Sdd (n x ns) gets d zdd along each. with_p: direction j also moves p_j (ns = np). */
+ * Sdd (n x ns) gets d zdd along each. p0 >= 0: directions p0 .. p0 + np - 1 also move p_0 .. p_np-1 (the
+ * model's p-derivatives are evaluated once for them, and the rest shares the evaluation); p0 < 0: none does. */
 int mb_mrt_directions(mb_mrt *x, mb_mr *mr, double t, const double *z, const double *zd, const double *zdd,
-                      const double *u, const double *p, int ns, int with_p, double *S, double *Sd, double *Sdd,
+                      const double *u, const double *p, int ns, int p0, double *S, double *Sd, double *Sdd,
                       char *err, size_t errlen);
 
 #endif

@@ -108,8 +108,8 @@ static int mr_eval(mr_ctx *x, double t, const double *y, double *f, char *err, s
         /* S and Sd: the independent rows from y (the dependent ones follow from the constraints). */
         memcpy(x->S, y + 2 * n, nS * sizeof(double));
         memcpy(x->Sd, y + 2 * n + nS, nS * sizeof(double));
-        if ((rc = mb_mrt_directions(x->tan, x->mr, t, x->z, x->zd, x->zdd, c->u, c->p, ns, x->with_p, x->S, x->Sd,
-                                    x->Sdd, err, errlen)))
+        if ((rc = mb_mrt_directions(x->tan, x->mr, t, x->z, x->zd, x->zdd, c->u, c->p, ns, x->with_p ? 0 : -1, x->S,
+                                    x->Sd, x->Sdd, err, errlen)))
             return rc;
     }
     if (!f) return MB_OK;
@@ -151,12 +151,14 @@ static int ddm_trapezoidal_mr(mr_ctx *x, const mb_sens_problem *pr, const mb_sen
     mb_mrs *rs = mb_mrs_create(m, x->mr, c->u, c->p, err, errlen);
     mb_trap *tr = NULL;
     mb_linalg *la = NULL;
-    double *buf = calloc(3 * nS + 3 * (size_t)n + (size_t)n * n + 1, sizeof(double));
+    size_t nA = (size_t)n * (2 * (size_t)n + (size_t)np);   /* n x (2d + np) at the most: unit and p directions */
+    double *buf = calloc(2 * nS + 3 * nA + 2 * (size_t)n + (size_t)n * n + 1, sizeof(double));
     if (!rs || !buf) {
         rc = rs ? mb_fail(err, errlen, MB_ERR_ALLOC, "sens: out of memory") : MB_ERR_MODEL;
         goto done;
     }
-    double *A = buf, *B = A + nS, *Sb = B + nS, *zi = Sb + nS, *zdi = zi + n, *T = zdi + n;
+    double *A = buf, *B = A + nS, *Su = B + nS, *Sdu = Su + nA, *Sddu = Sdu + nA, *zi = Sddu + nA, *zdi = zi + n;
+    double *T = zdi + n;
     mb_so_system sys = mb_mrs_system(rs);
     double t = pr->t0;
     /* t0: the assembled state, its sensitivities (independent rows given, the rest from the constraints) and Sdd. */
@@ -168,7 +170,7 @@ static int ddm_trapezoidal_mr(mr_ctx *x, const mb_sens_problem *pr, const mb_sen
         goto done;
     if (pr->z0_p) memcpy(x->S, pr->z0_p, nS * sizeof(double));
     if (pr->zd0_p) memcpy(x->Sd, pr->zd0_p, nS * sizeof(double));
-    if (np > 0 && (rc = mb_mrt_directions(x->tan, x->mr, t, x->z, x->zd, x->zdd, c->u, c->p, np, 1, x->S, x->Sd,
+    if (np > 0 && (rc = mb_mrt_directions(x->tan, x->mr, t, x->z, x->zd, x->zdd, c->u, c->p, np, 0, x->S, x->Sd,
                                           x->Sdd, err, errlen)))
         goto done;
     mb_mrs_begin(rs, t, x->z, x->zd, x->zdd, zi, zdi);
@@ -204,26 +206,38 @@ static int ddm_trapezoidal_mr(mr_ctx *x, const mb_sens_problem *pr, const mb_sen
             mb_mrs_begin(rs, t, x->z, x->zd, x->zdd, zi, zdi);
         }
         if (np > 0) {
-            /* The exact tangent at the solution: the sensitivities' matrix, and the next step's Newton tangent. */
-            if ((rc = sys.tangent(sys.ctx, t, zi, zdi, NULL, 0.25 * h * h, 0.5 * h, 1.0, T, err, errlen)) ||
-                (rc = mb_trap_set_tangent(tr, T, 0.25 * h * h, 0.5 * h, err, errlen)))
-                goto done;
-            ++exact;
-            const double *Su, *Sdu, *Sddu;
+            /* One evaluation of the tangent model at the solution, along the 2d unit directions of (z_i, zd_i) and the
+             * np directions (A_i, B_i, e_j): the unit ones give T exactly (the sensitivities' matrix, and the next
+             * step's Newton tangent), the others the right-hand sides. */
             const int *ind = mb_kin_independent(mb_mr_kin(x->mr));
-            /* dF along (A_i, B_i, e_j): the full columns of that direction in A, B, Sb. */
-            if ((rc = mb_mrt_directions(x->tan, x->mr, t, x->z, x->zd, x->zdd, c->u, c->p, np, 1, A, B, Sb, err,
-                                        errlen)) ||
+            int nu = 2 * d, na = nu + np;
+            memset(Su, 0, (size_t)n * na * sizeof(double));
+            memset(Sdu, 0, (size_t)n * na * sizeof(double));
+            for (int q = 0; q < d; ++q) {
+                Su[ind[q] + (size_t)q * n] = 1;
+                Sdu[ind[q] + (size_t)(d + q) * n] = 1;
+            }
+            memcpy(Su + (size_t)nu * n, A, nS * sizeof(double));
+            memcpy(Sdu + (size_t)nu * n, B, nS * sizeof(double));
+            if ((rc = mb_mrt_directions(x->tan, x->mr, t, x->z, x->zd, x->zdd, c->u, c->p, na, nu, Su, Sdu, Sddu, err,
+                                        errlen)))
+                goto done;
+            for (int q = 0; q < d; ++q)
+                for (int r = 0; r < d; ++r)
+                    T[r + (size_t)q * d] = (r == q) - 0.25 * h * h * Sddu[ind[r] + (size_t)q * n] -
+                                           0.5 * h * Sddu[ind[r] + (size_t)(d + q) * n];
+            if ((rc = mb_trap_set_tangent(tr, T, 0.25 * h * h, 0.5 * h, err, errlen)) ||
                 (rc = mb_lu_factor(la, d, T, err, errlen)))
                 goto done;
+            ++exact;
             double *s = zi;   /* one column of s' at a time (zi is free until the next step's mb_mrs_begin) */
-            mb_mrs_unit_tangent(rs, &Su, &Sdu, &Sddu);
             for (int j = 0; j < np; ++j) {
-                for (int q = 0; q < d; ++q) s[q] = Sb[ind[q] + (size_t)j * n];
+                size_t pj = (size_t)(nu + j) * n;
+                for (int q = 0; q < d; ++q) s[q] = Sddu[ind[q] + pj];
                 if ((rc = mb_lu_solve(la, d, T, 1, s, err, errlen))) goto done;
                 double *Sj = x->S + (size_t)j * n, *Sdj = x->Sd + (size_t)j * n, *Sddj = x->Sdd + (size_t)j * n;
                 for (int i = 0; i < n; ++i) {
-                    double vs = A[i + (size_t)j * n], vsd = B[i + (size_t)j * n], vsdd = Sb[i + (size_t)j * n];
+                    double vs = Su[i + pj], vsd = Sdu[i + pj], vsdd = Sddu[i + pj];
                     for (int q = 0; q < d; ++q) {
                         double cq = 0.25 * h * h * s[q], cv = 0.5 * h * s[q];
                         size_t uq = i + (size_t)q * n, vq = i + (size_t)(d + q) * n;
@@ -258,7 +272,8 @@ int mb_sens_ddm_mr(sens_ctx *c, const mb_sens_problem *pr, const mb_sens_options
     mr_ctx x;
     double *y = NULL;
     mb_stats ist = {0};
-    if ((rc = mr_init(&x, c, ns, err, errlen))) goto done;
+    /* The trapezoidal rule's tangent model also runs along the 2d unit directions. */
+    if ((rc = mr_init(&x, c, ns + (o->integrator == MB_INTEGRATOR_TRAPEZOIDAL ? 2 * n : 0), err, errlen))) goto done;
     x.allow_reselection = o->allow_reselection;
     if (o->integrator == MB_INTEGRATOR_TRAPEZOIDAL) {
         x.ns = ns;
