@@ -20,6 +20,8 @@ struct mb_trap {
     double tol;
     int max_iter;
     double t, *z, *zd, *zdd;     /* state after the last successful step */
+    double *zddp;                /* zdd of the step before (reuse: the predictor extrapolates), have_prev */
+    int have_prev;
     double *zb, *zdb;            /* the parts of z_{n+1}, zd_{n+1} that do not depend on x */
     double *zn, *zdn, *x, *r;    /* Newton iterate */
     double *T;                   /* n x n tangent, then its LU factor */
@@ -34,7 +36,7 @@ struct mb_trap {
 
 void mb_trap_free(mb_trap *tr) {
     if (!tr) return;
-    double *bufs[] = {tr->z, tr->zd, tr->zdd, tr->zb, tr->zdb, tr->zn, tr->zdn, tr->x, tr->r, tr->T};
+    double *bufs[] = {tr->z, tr->zd, tr->zdd, tr->zddp, tr->zb, tr->zdb, tr->zn, tr->zdn, tr->x, tr->r, tr->T};
     for (size_t i = 0; i < sizeof bufs / sizeof *bufs; ++i) free(bufs[i]);
     mb_linalg_free(tr->la);
     free(tr);
@@ -53,7 +55,7 @@ mb_trap *mb_trap_create(int n, double newton_tol, int newton_max_iter, char *err
         tr->n = n;
         tr->tol = newton_tol;
         tr->max_iter = newton_max_iter;
-        double **bufs[] = {&tr->z, &tr->zd, &tr->zdd, &tr->zb, &tr->zdb, &tr->zn, &tr->zdn, &tr->x, &tr->r};
+        double **bufs[] = {&tr->z, &tr->zd, &tr->zdd, &tr->zddp, &tr->zb, &tr->zdb, &tr->zn, &tr->zdn, &tr->x, &tr->r};
         for (size_t i = 0; i < sizeof bufs / sizeof *bufs; ++i)
             okay &= (*bufs[i] = calloc((size_t)n, sizeof(double))) != NULL;
         okay &= (tr->T = calloc((size_t)n * n, sizeof(double))) != NULL;
@@ -109,7 +111,9 @@ static int newton(mb_trap *tr, const mb_so_system *sys, double t, double cz, dou
         char msg[MB_ERRLEN] = "";
         rc = sys->residual(sys->ctx, t, tr->zn, tr->zdn, tr->x, tr->r, msg, sizeof msg);
         st->rhs_evals++;
-        int fresh = !tr->reuse || tr->full || !tr->have_lu || rebuild || tr->lu_cz != cz || tr->lu_cv != cv;
+        /* A kept LU serves the same coefficients up to the rounding of the step size (t_out - t of one step). */
+        int same = fabs(tr->lu_cz - cz) <= 1e-9 * fabs(cz) && fabs(tr->lu_cv - cv) <= 1e-9 * fabs(cv);
+        int fresh = !tr->reuse || tr->full || !tr->have_lu || rebuild || !same;
         if (rc == MB_OK && fresh)
             rc = sys->tangent(sys->ctx, t, tr->zn, tr->zdn, tr->x, cz, cv, 1.0, tr->T, msg, sizeof msg);
         /* A non-finite value after the first iteration means the iterates ran
@@ -176,6 +180,7 @@ int mb_trap_reset(mb_trap *tr, const mb_so_system *sys, double t, const double *
             return mb_fail(err, errlen, MB_ERR_NAN, "trapezoidal: start state z[%d] = %g, zd[%d] = %g", i, z[i], i,
                            zd[i]);
     tr->started = 0;
+    tr->have_prev = 0;
     /* r = M zdd - Q is linear in zdd (z, zd fixed: cz = cv = 0), so one Newton
      * correction from zdd = 0 is the solve M zdd = Q. */
     memcpy(tr->zb, z, (size_t)n * sizeof(double));
@@ -197,7 +202,9 @@ static int trap_step(mb_trap *tr, const mb_so_system *sys, double t_new, double 
     for (int i = 0; i < n; ++i) {
         tr->zb[i] = tr->z[i] + h * tr->zd[i] + 0.25 * h * h * tr->zdd[i];
         tr->zdb[i] = tr->zd[i] + 0.5 * h * tr->zdd[i];
-        tr->x[i] = tr->zdd[i]; /* predictor: constant acceleration */
+        /* predictor: constant acceleration; with kept tangents, whose Newton converges linearly, the linear
+         * extrapolation of the last two (one iteration fewer on a smooth stretch) */
+        tr->x[i] = tr->reuse && tr->have_prev ? 2 * tr->zdd[i] - tr->zddp[i] : tr->zdd[i];
     }
     int rc = newton(tr, sys, t_new, 0.25 * h * h, 0.5 * h, 0, st, err, errlen);
     if (rc == MB_ERR_NEWTON && tr->reuse) {
@@ -209,6 +216,8 @@ static int trap_step(mb_trap *tr, const mb_so_system *sys, double t_new, double 
     }
     if (rc) return rc;
     tr->t = t_new;
+    memcpy(tr->zddp, tr->zdd, (size_t)n * sizeof(double));
+    tr->have_prev = 1;
     memcpy(tr->z, tr->zn, (size_t)n * sizeof(double));
     memcpy(tr->zd, tr->zdn, (size_t)n * sizeof(double));
     memcpy(tr->zdd, tr->x, (size_t)n * sizeof(double));

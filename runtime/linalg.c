@@ -347,7 +347,7 @@ int mb_qrp_factor_small(mb_linalg *ws, int m, int n, double *a, double tol, int 
 }
 
 /* x <- H x for the reflector H = I - tau v v' of step s in LAPACK's storage: v = (1, col[s+1 .. m)) from row s on. */
-static void householder(const double *col, double tau, int s, int m, double *x) {
+static inline void householder(const double *col, double tau, int s, int m, double *x) {
     if (tau == 0) return;
     double w = x[s];
     for (int i = s + 1; i < m; ++i) w += col[i] * x[i];
