@@ -268,19 +268,9 @@ local function rot(a, t)
     { z * x * (1 - c) - y * s, z * y * (1 - c) + x * s, c + z * z * (1 - c) },
   }
 end
-local function mm(A, B)
-  local C = {}
-  for i = 1, 3 do
-    C[i] = {}
-    for j = 1, 3 do C[i][j] = A[i][1] * B[1][j] + A[i][2] * B[2][j] + A[i][3] * B[3][j] end
-  end
-  return C
-end
-local function mv(A, v) return { A[1][1] * v[1] + A[1][2] * v[2] + A[1][3] * v[3], A[2][1] * v[1] + A[2][2] * v[2] + A[2][3] * v[3], A[3][1] * v[1] + A[3][2] * v[2] + A[3][3] * v[3] } end
-local function add(a, b) return { a[1] + b[1], a[2] + b[2], a[3] + b[3] } end
-local function sub(a, b) return { a[1] - b[1], a[2] - b[2], a[3] - b[3] } end
-local function dot(a, b) return a[1] * b[1] + a[2] * b[2] + a[3] * b[3] end
-local function cross(a, b) return { a[2] * b[3] - a[3] * b[2], a[3] * b[1] - a[1] * b[3], a[1] * b[2] - a[2] * b[1] } end
+-- Plain 3-vector and 3x3 algebra on numbers: the stages' own helpers (the oracle is fk below, not these).
+local V3 = require "model.vec3"
+local mm, mv, add, sub, dot, cross = V3.matmul, V3.matvec, V3.add, V3.sub, V3.dot, V3.cross
 local function fk(tree, z)
   local R, p = { [0] = { { 1, 0, 0 }, { 0, 1, 0 }, { 0, 0, 1 } } }, { [0] = { 0, 0, 0 } }
   for k, b in ipairs(tree.bodies) do

@@ -56,14 +56,7 @@ tap.is_double(ev(symaxis[2][3]), -math.sin(env.z[2]) * env.z[3], 1e-14, 0, "symb
 local function rz(a) return { { math.cos(a), -math.sin(a), 0 }, { math.sin(a), math.cos(a), 0 }, { 0, 0, 1 } } end
 local function ry(a) return { { math.cos(a), 0, math.sin(a) }, { 0, 1, 0 }, { -math.sin(a), 0, math.cos(a) } } end
 local function rx(a) return { { 1, 0, 0 }, { 0, math.cos(a), -math.sin(a) }, { 0, math.sin(a), math.cos(a) } } end
-local function mm(A, B)
-  local C = {}
-  for i = 1, 3 do
-    C[i] = {}
-    for j = 1, 3 do C[i][j] = A[i][1] * B[1][j] + A[i][2] * B[2][j] + A[i][3] * B[3][j] end
-  end
-  return C
-end
+local mm = require("model.vec3").matmul   -- numbers only: the reference, not sym.vec under test
 local Rn = mm(rz(env.z[3]), mm(ry(env.z[2]), rx(env.z[1])))
 local Rs = V.rpy(q[1], q[2], q[3])
 maxerr = 0

@@ -158,16 +158,18 @@ w("Spatial chains of models/chain.lua (`--set N=n --set NDESIGN=p`: the design p
 w()
 -- Which form of forward_dynamics_sens the generator picked, by n: "nbn for n = 2..24" in words.
 local FORM = { nbn = "the recursion differentiated node by node", slv = "-M⁻¹ δr_j by the articulated inertias" }
-local function forms(p)
+-- "WORD for n = lo..hi, ..." over the sizes, in runs of equal D[p][n][field], each value in words by name(value).
+local function runs_by_n(p, field, name)
   local runs = {}
   for _, n in ipairs(NS) do
-    local f = D[p][n].form
-    if #runs > 0 and runs[#runs].f == f then runs[#runs].hi = n else runs[#runs + 1] = { f = f, lo = n, hi = n } end
+    local v = D[p][n][field]
+    if #runs > 0 and runs[#runs].v == v then runs[#runs].hi = n else runs[#runs + 1] = { v = v, lo = n, hi = n } end
   end
   local t = {}
-  for _, r in ipairs(runs) do t[#t + 1] = string.format("%s for n = %d..%d", FORM[r.f], r.lo, r.hi) end
+  for _, r in ipairs(runs) do t[#t + 1] = string.format("%s for n = %d..%d", name(r.v), r.lo, r.hi) end
   return table.concat(t, ", ")
 end
+local function forms(p) return runs_by_n(p, "form", function(f) return FORM[f] end) end
 local function all_nbn()
   for _, p in ipairs(PS) do for _, n in ipairs(NS) do if p > 0 and D[p][n].form ~= "nbn" then return false end end end
   return true
@@ -190,16 +192,7 @@ w("* **jacobian** (today's DDM, `--sens-kernel jacobian`): `forward_dynamics`, `
   "Sdd = Fz S + Fzd Sd + Fp by the loop of runtime/sens_direct.c `aug_eval`; its operations are the three functions' " ..
   "plus 4 n² p for that loop.")
 -- Where the generator picked which kernel for forward_dynamics: "LᵀDL ...: n = 2..10; articulated bodies ...: n = 12..24".
-local function kernels(p)
-  local runs = {}
-  for _, n in ipairs(NS) do
-    local k = D[p][n].fd_kernel
-    if #runs > 0 and runs[#runs].k == k then runs[#runs].hi = n else runs[#runs + 1] = { k = k, lo = n, hi = n } end
-  end
-  local t = {}
-  for _, r in ipairs(runs) do t[#t + 1] = string.format("%s for n = %d..%d", r.k, r.lo, r.hi) end
-  return table.concat(t, ", ")
-end
+local function kernels(p) return runs_by_n(p, "fd_kernel", function(k) return k end) end
 w("* **p = 0**: the nominal kernel alone (a model without design parameters has no `_sens` functions): " ..
   "`forward_dynamics`, which the generator picks by counting operations: " .. kernels(PS[1]) .. "." .. ((has(1) and kernels(1) == kernels(PS[1])) and
   " The jacobian route's `forward_dynamics` is the same pick." or (has(1) and (" The jacobian route's " ..
