@@ -20,8 +20,8 @@ CTEST_SRC   := $(sort $(wildcard tests/c/*.c))
 CTEST_BIN   := $(CTEST_SRC:tests/c/%.c=$(BUILD)/tests/%.t)
 MODELS      := $(sort $(wildcard models/*.lua))
 
-# Debian packages the project needs (perl brings prove).
-DEPS := lua5.4 liblapack-dev gcc make perl
+# Debian packages the project needs (perl brings prove, lua-expat reads URDF).
+DEPS := lua5.4 lua-expat liblapack-dev gcc make perl
 # Peer libraries of the agreement tests and benchmarks: installed when possible; their tests skip without them.
 PEER_DEPS := libmujoco-dev libadolc-dev libsimbody-dev valgrind
 # Only `make bench` needs these: Eigen and Boost for Pinocchio's headers, which come from outside the repository

@@ -2,6 +2,7 @@
 local errors = require "model.errors"
 local sandbox = require "model.sandbox"
 local budget = require "model.budget"
+local vec3 = require "model.vec3"
 
 local M = {}
 
@@ -208,14 +209,7 @@ local function new_checker(E, numeric, file, line, element)
       if type(a) == "number" then return math.cos(a), math.sin(a) end
       return E.cos(a), E.sin(a)
     end
-    local cr, sr = cs(r)
-    local cp, sp = cs(p)
-    local cy, sy = cs(y)
-    return {
-      { cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr },
-      { sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr },
-      { -sp, cp * sr, cp * cr },
-    }
+    return vec3.rpy(r, p, y, cs)
   end
   return c
 end

@@ -65,6 +65,17 @@ function M.render(tree, opts)
     row(out, { tostring(k), b.name .. (b.aux and " (aux)" or ""), parent, b.joint.name, b.joint.user_kind,
       value(b.mass, nb.mass), vec(b.com, nb.com), table.concat(b.welded, ", ") })
   end
+  if #tree.welds > 0 then
+    line()
+    line("Welds (the child merged into the body that carries its parent):")
+    line()
+    row(out, { "weld", "parent", "child", "carried by" })
+    row(out, { "---", "---", "---", "---" })
+    for _, w in ipairs(tree.welds) do
+      local host = tree.frames[w.child].body
+      row(out, { w.name, w.parent, w.child, host == 0 and "ground" or tree.bodies[host].name })
+    end
+  end
   line()
   line("## Coordinates")
   line()

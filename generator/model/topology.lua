@@ -202,7 +202,7 @@ function M.build(model, opts)
     name = model.name, description = model.description, file = file, gravity = model.gravity,
     bodies = {}, coords = {}, frames = {}, points = {}, springs = {}, joint_springs = {},
     torques = {}, forces = {}, tyres = {}, constraints = {}, parameters = {}, design = {}, inputs = {},
-    initial = {}, initial_velocity = {}, independent = {}, simulate = {}, objectives = {},
+    initial = {}, initial_velocity = {}, independent = {}, simulate = {}, objectives = {}, welds = {},
   }
   local bodies_by_name, numeric_joint = {}, {}
   for _, b in ipairs(model.bodies) do bodies_by_name[b.name] = b end
@@ -224,6 +224,7 @@ function M.build(model, opts)
       local child = bodies_by_name[j.child]
       if j.kind == "weld" then
         tree.frames[j.child] = { body = host, origin = o, rotation = R, weld = j.name }
+        tree.welds[#tree.welds + 1] = { name = j.name, parent = j.parent, child = j.child, line = j.line }
         table.insert(parts[host], { mass = child.mass, com = vadd(o, matvec(R, child.com)),
           inertia = child.inertia, rotation = R })
         visit(j.child, host, o, R)

@@ -38,4 +38,18 @@ function V3.columns(x, y, z)
   return { { x[1], y[1], z[1] }, { x[2], y[2], z[2] }, { x[3], y[3], z[3] } }
 end
 
+-- R = Rz(yaw) Ry(pitch) Rx(roll), the `rotation` of the model language and URDF's rpy; cs(a) returns cos a, sin a
+-- (default: of numbers; the loader passes one that also takes symbols).
+function V3.rpy(r, p, y, cs)
+  cs = cs or function(a) return math.cos(a), math.sin(a) end
+  local cr, sr = cs(r)
+  local cp, sp = cs(p)
+  local cy, sy = cs(y)
+  return {
+    { cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr },
+    { sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr },
+    { -sp, cp * sr, cp * cr },
+  }
+end
+
 return V3
