@@ -1,5 +1,6 @@
--- peers_mujoco.lua: `make bench` against MuJoCo: models/chain.lua for N = 2..64 and models/tree.lua, ns per call
--- of M, inverse dynamics, forward dynamics and forward-dynamics derivatives, as same-run ratios MuJoCo / mbgen.
+-- peers_mujoco.lua: `make bench` against MuJoCo: models/chain.lua for N = 2..64, models/tree.lua and the real robots
+-- (bench_robots.lua), ns per call of M, inverse dynamics, forward dynamics and forward-dynamics derivatives, as
+-- same-run ratios MuJoCo / mbgen.
 local root = arg[0]:match("^(.-)tests/bench/[^/]*$") or "./"
 arg[0] = root .. "tests/peers_bench.t"   -- harness derives the root from a tests/ path
 local H = dofile(root .. "tests/lib/harness.lua")
@@ -24,11 +25,15 @@ H.mkdir(root .. "tests/bench/results")
 local cases = {}
 for _, n in ipairs(sizes) do cases[#cases + 1] = { label = "chain N=" .. n, model = "chain", set = { N = n }, name = "chain" .. n } end
 cases[#cases + 1] = { label = "tree (7 bodies)", model = "tree", set = {}, name = "tree7" }
+for _, c in ipairs(require("bench_robots").cases(H, root, tmp, "peers_mujoco")) do
+  c.set, c.name = {}, c.model
+  cases[#cases + 1] = c
+end
 
 -- Generated one after another, compiled one per core at a time, then timed alone.
 local builds, weights = {}, {}
 for _, c in ipairs(cases) do
-  local tree = H.tree(root .. "models/" .. c.model .. ".lua", c.set)
+  local tree = H.tree(c.file or (root .. "models/" .. c.model .. ".lua"), c.set)
   tree.name = c.name
   c.n = #tree.bodies
   local deriv = c.n <= DERIV_MAX
@@ -91,7 +96,10 @@ local text = "# mbgen against MuJoCo 2.2.2 (libmujoco-dev)\n\nMachine: " .. cpu 
   "mj_fullM; inverse dynamics = mj_kinematics + mj_comPos + mj_comVel + mj_rne; forward dynamics = mj_forward with " ..
   "contacts, constraints and passive forces disabled; derivatives = mjd_transitionFD (centred differences of one RK4 " ..
   "step, 2nv x 2nv) against mbgen's analytic forward_dynamics_dz + _dzd (nv x 2nv): related, not the same matrix. " ..
-  "tests/peer_mujoco.t checks that both compute the same M and inverse dynamics (1e-15).\n\n" .. table.concat(L, "\n") .. "\n" ..
+  "tests/peer_mujoco.t checks that both compute the same M and inverse dynamics (1e-15). The robots are imported from " ..
+  "models/robots (Talos from ../shared/robots) and given to MuJoCo as the same tree in MJCF (tests/lib/mjcf_export.lua: " ..
+  "a floating base is 3 slides and 3 hinges, as mbgen expands it, not MuJoCo's quaternion free joint); " ..
+  "tests/urdf_import.t checks the imports against MuJoCo reading the URDF itself.\n\n" .. table.concat(L, "\n") .. "\n" ..
   "\n## Instructions per call (valgrind --tool=callgrind)\n\nDeterministic counts of the same calls (mean of a few calls " ..
   "after a warm-up, tests/bench/bench_time.h); ratio > 1: mbgen executes fewer instructions. Raw numbers: peers_mujoco.tsv.\n\n" ..
   table.concat(I, "\n") .. "\n"

@@ -83,6 +83,10 @@ end
 H.write(tmp .. "/tree_random.lua", RM.source("tree_random", 10, 11))
 cases[#cases + 1] = { label = "random tree", model = "tree_random", file = tmp .. "/tree_random.lua", set = {}, dir = "tree_random" }
 cases[#cases + 1] = { label = "legged 4×3, 6-axis base", model = "legged", file = R .. "tests/bench/models/legged.lua", set = {}, dir = "legged" }
+for _, c in ipairs(require("bench_robots").cases(H, R, tmp, "peers_pinocchio")) do
+  c.set, c.dir = {}, c.model
+  cases[#cases + 1] = c
+end
 
 -- Generated one after another (the generator runs here, in this process), then compiled in the pool: the model
 -- section by section (-DMB_PART), the textbook RNEA and the Pinocchio model; then linked and timed alone.
@@ -192,7 +196,9 @@ local text = "# mbgen against Pinocchio 3.7.0\n\nMachine: " .. BD.machine(H) .. 
   "tests/lib/pinocchio_export.lua, one 1-DOF joint per coordinate (JointModelRX..PZ on coordinate axes, the " ..
   "*Unaligned joints otherwise), so coordinates map 1:1; legged 4×3: a trunk on a free joint (3 slides, 3 turns, as " ..
   "mbgen expands it) and 4 legs of hip abduction, hip flexion and knee (tests/bench/models/legged.lua); random tree: " ..
-  "tests/lib/random_model.lua, seed 11. Pinocchio's calls: M = crba (upper triangle; the faster of its LOCAL and " ..
+  "tests/lib/random_model.lua, seed 11; robots: models/robots imported by mbgen (tests/bench/bench_robots.lua; Talos " ..
+  "from ../shared/robots when it is there), without joint damping (Pinocchio's rnea and aba have none), legged robots " ..
+  "and the humanoid on a free joint expanded as for legged 4×3. Pinocchio's calls: M = crba (upper triangle; the faster of its LOCAL and " ..
   "WORLD conventions), ID = rnea, FD = aba at tau = 0 (faster convention), ∂ID = computeRNEADerivatives (dtau/dq, " ..
   "dtau/dv and M together) against mbgen's inverse_dynamics_dy (both Jacobians in one call; in parentheses the ratio " ..
   "against the two calls inverse_dynamics_dz + _dzd), ∂FD = computeABADerivatives (ddq/dq, ddq/dv " ..
