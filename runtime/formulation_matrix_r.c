@@ -6,6 +6,10 @@
 #include "formulation_matrix_r.h"
 #include "linalg.h"
 #include "mb_work.h"
+#include "rod_history.h"
+
+/* The mass matrices a run may take: M, M without the rods' inertia, M with a third of each rod's mass at each end. */
+enum { MASS_FULL, MASS_TREE, MASS_LUMPED, MASS_FORMS };
 
 struct mb_mr {
     const mb_model *m;
@@ -14,11 +18,20 @@ struct mb_mr {
     double *M, *Q, *R, *MR, *Mb;  /* nz x nz each (R, MR: nz x dof; Mb: dof x dof) */
     double *x, *zw, *zdw, *zlast, *tmp;  /* nz */
     double *work;                 /* the model functions' workspace */
-    int *colptr, *rowind;         /* M's structural non-zeros by column: its pattern, or every row */
+    int *colptr, *rowind;         /* the structural non-zeros by column of the mass matrix in use (form) */
+    int *pcol[MASS_FORMS], *prow[MASS_FORMS];  /* those of each form: its pattern, or every row */
     int *empty;                   /* nz + 1 zeros: R's pattern when no coordinate is dependent */
     int have_last;
     int reduced;                  /* R, MR's factor Mb: of the last mb_mr_accel (0: none) */
     long pos_iters;
+    /* Massive rods' inertia forces (seeds/002.md §2.3-2.6): the mode, the history of first-stage accelerations,
+     * the integrator's stage (1: the first, at an accepted point; 0: outside a step), the extrapolated zdd and
+     * the forces M_rod zdd (or their cross part); exact_evals counts evaluations with too little history. */
+    mb_rod_mode rod_mode;
+    int rod_partitioned, stage;
+    mb_rod_history hist;
+    double *zhat, *sdif;
+    long exact_evals;
 };
 
 void mb_mr_free(mb_mr *mr) {
@@ -35,9 +48,14 @@ void mb_mr_free(mb_mr *mr) {
     free(mr->zlast);
     free(mr->tmp);
     free(mr->work);
-    free(mr->colptr);
-    free(mr->rowind);
+    for (int f = 0; f < MASS_FORMS; ++f) {
+        free(mr->pcol[f]);
+        free(mr->prow[f]);
+    }
     free(mr->empty);
+    mb_rod_history_free(&mr->hist);
+    free(mr->zhat);
+    free(mr->sdif);
     free(mr);
 }
 
@@ -67,13 +85,17 @@ mb_mr *mb_mr_create(const mb_model *m, const mb_kin_options *o, char *err, size_
         !(mr->zlast = calloc(n, sizeof(double))) || !(mr->tmp = calloc(n, sizeof(double))) ||
         !(mr->work = mb_work_alloc(m)))
         goto nomem;
-    const mb_pattern *pat = m->mass_pattern;
-    size_t nnz = pat ? (size_t)pat->colptr[n] : n * n;
-    if (!(mr->colptr = calloc(n + 1, sizeof(int))) || !(mr->rowind = calloc(nnz + 1, sizeof(int))) ||
-        !(mr->empty = calloc(n + 1, sizeof(int))))
-        goto nomem;
-    for (size_t j = 0; j <= n; ++j) mr->colptr[j] = pat ? pat->colptr[j] : (int)(j * n);
-    for (size_t q = 0; q < nnz; ++q) mr->rowind[q] = pat ? pat->rowind[q] : (int)(q % n);
+    const mb_pattern *pats[MASS_FORMS] = {m->mass_pattern, m->mass_tree_pattern, m->mass_lumped_pattern};
+    for (int f = 0; f < MASS_FORMS; ++f) {
+        const mb_pattern *pat = pats[f];
+        size_t nnz = pat ? (size_t)pat->colptr[n] : n * n;
+        if (!(mr->pcol[f] = calloc(n + 1, sizeof(int))) || !(mr->prow[f] = calloc(nnz + 1, sizeof(int)))) goto nomem;
+        for (size_t j = 0; j <= n; ++j) mr->pcol[f][j] = pat ? pat->colptr[j] : (int)(j * n);
+        for (size_t q = 0; q < nnz; ++q) mr->prow[f][q] = pat ? pat->rowind[q] : (int)(q % n);
+    }
+    mr->colptr = mr->pcol[MASS_FULL];
+    mr->rowind = mr->prow[MASS_FULL];
+    if (!(mr->empty = calloc(n + 1, sizeof(int)))) goto nomem;
     return mr;
 nomem:
     mb_mr_free(mr);
@@ -82,6 +104,37 @@ nomem:
 }
 
 mb_kin *mb_mr_kin(mb_mr *mr) { return mr->kin; }
+
+int mb_mr_set_rods(mb_mr *mr, mb_rod_mode mode, int partitioned, char *err, size_t errlen) {
+    const mb_model *m = mr->m;
+    if (mode != MB_ROD_EXACT) {
+        if (!m->rod_inertia)
+            return mb_fail(err, errlen, MB_ERR_MODEL, "rod inertia %s: model %s has no rod with mass (or was generated "
+                           "without the functions rod_inertia, mass_tree)", mb_rod_mode_name(mode), m->name ? m->name : "?");
+        if (partitioned ? !m->mass_lumped || !m->rod_inertia_cross : !m->mass_tree)
+            return mb_fail(err, errlen, MB_ERR_MODEL, "rod inertia %s%s: model %s lacks %s", mb_rod_mode_name(mode),
+                           partitioned ? " partitioned" : "", m->name ? m->name : "?",
+                           partitioned ? "mass_lumped or rod_inertia_cross" : "mass_tree");
+        if (!mr->zhat) {
+            int rc = mb_rod_history_init(&mr->hist, mr->nz, err, errlen);
+            if (rc) return rc;
+            if (!(mr->zhat = calloc((size_t)mr->nz, sizeof(double))) || !(mr->sdif = calloc((size_t)mr->nz, sizeof(double))))
+                return mb_fail(err, errlen, MB_ERR_ALLOC, "matrix_r: out of memory (rod history)");
+        }
+        mb_rod_history_reset(&mr->hist);
+    }
+    mr->rod_mode = mode;
+    mr->rod_partitioned = partitioned;
+    return MB_OK;
+}
+
+void mb_mr_set_stage(mb_mr *mr, int stage) { mr->stage = stage; }
+
+void mb_mr_rod_reset(mb_mr *mr) {
+    if (mr->zhat) mb_rod_history_reset(&mr->hist);
+}
+
+long mb_mr_rod_exact_evals(const mb_mr *mr) { return mr->exact_evals; }
 
 int mb_mr_reduced(const mb_mr *mr, const double **M, const double **R, const double **L) {
     int d = mr->reduced ? mb_kin_dof(mr->kin) : 0;
@@ -132,8 +185,25 @@ int mb_mr_accel(mb_mr *mr, double t, const double *z, const double *zd, const do
     int n = mr->nz, d = mb_kin_dof(mr->kin), rc;
     mb_args a = {t, z, zd, NULL, u, p, NULL};
     mr->reduced = 0;
-    mr->m->mass(&a, mr->M, mr->work);
+    /* The rod modes: M without the rods (or with their ends' thirds) and Q less M_rod zhat, zhat extrapolated from
+     * the history; without history yet (the first evaluation, or after a reset), this evaluation is exact. */
+    int form = MASS_FULL;
+    if (mr->rod_mode != MB_ROD_EXACT) {
+        if (mb_rod_history_extrapolate(&mr->hist, (int)mr->rod_mode, t, mr->zhat) >= (int)mr->rod_mode)
+            form = mr->rod_partitioned ? MASS_LUMPED : MASS_TREE;
+        else
+            mr->exact_evals++;
+    }
+    mb_fn *mass = form == MASS_TREE ? mr->m->mass_tree : form == MASS_LUMPED ? mr->m->mass_lumped : mr->m->mass;
+    mr->colptr = mr->pcol[form];
+    mr->rowind = mr->prow[form];
+    mass(&a, mr->M, mr->work);
     mr->m->forces(&a, mr->Q, mr->work);
+    if (form != MASS_FULL) {
+        mb_args ah = {t, z, zd, mr->zhat, u, p, NULL};
+        (form == MASS_LUMPED ? mr->m->rod_inertia_cross : mr->m->rod_inertia)(&ah, mr->sdif, mr->work);
+        for (int i = 0; i < n; ++i) mr->Q[i] -= mr->sdif[i];
+    }
     const char *const *zn = mr->m->z_names;
     for (int i = 0; i < n; ++i)
         if (!isfinite(mr->Q[i]))
@@ -202,6 +272,8 @@ int mb_mr_accel(mb_mr *mr, double t, const double *z, const double *zd, const do
             return mass_nan(mr, t, err, errlen) ? MB_ERR_NAN
                  : mb_fail(err, errlen, MB_ERR_NAN, "acceleration zdd[%d] (%s) is %g at t = %.10g", i, zn ? zn[i] : "?",
                            zdd[i], t);
+    /* Only the first stage, at an accepted point, enters the history (seeds/002.md §2.5). */
+    if (mr->rod_mode != MB_ROD_EXACT && mr->stage == 1) mb_rod_history_push(&mr->hist, t, zdd);
     return MB_OK;
 }
 

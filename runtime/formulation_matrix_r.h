@@ -7,6 +7,7 @@
 #include "kinematics.h"
 #include "mb_model.h"
 #include "mb_status.h"
+#include "rod_history.h"
 
 /* With R from [Phi_z; B] (B selects the independent coordinates z_i) and x the
  * accelerations of the acceleration problem with zdd_i = 0,
@@ -40,6 +41,20 @@ int mb_mr_rhs(mb_mr *mr, double t, const double *y, const double *u, const doubl
  * lower triangle as mb_chol_factor leaves it), for callers that solve with the same reduced mass matrix there
  * (the tangent linear model). Returns dof; 0 (and NULLs) before any or for a fully driven mechanism. */
 int mb_mr_reduced(const mb_mr *mr, const double **M, const double **R, const double **L);
+
+/* Massive rods (seeds/002.md §2.3-2.6): exact (the default: their mass in M), or their second-derivative inertia
+ * forces M_rod zdd at accelerations extrapolated from the history of first stages (point, linear, quadratic),
+ * with M without the rods; partitioned: a third of each rod's mass stays in M at each end and only the cross part
+ * is extrapolated. Needs the model's mass_tree, mass_lumped, rod_inertia, rod_inertia_cross; resets the history. */
+int mb_mr_set_rods(mb_mr *mr, mb_rod_mode mode, int partitioned, char *err, size_t errlen);
+/* The integrator's stage of the next evaluations: 1 the first stage of a step (an accepted point: its zdd enters
+ * the history), 2.. the others, 0 outside a step (outputs, statics: read the history, never add to it). */
+void mb_mr_set_stage(mb_mr *mr, int stage);
+/* Forgets the history after a discontinuity (a restart, new inputs): the next evaluation is exact, and the
+ * extrapolation's order builds up again. */
+void mb_mr_rod_reset(mb_mr *mr);
+/* Evaluations in a rod mode that were exact for lack of history. */
+long mb_mr_rod_exact_evals(const mb_mr *mr);
 
 mb_kin *mb_mr_kin(mb_mr *mr);
 /* Newton iterations of all position problems so far. */

@@ -44,6 +44,11 @@ static inline long mb_fixed_step_count(double t, double t_out, double h) {
 typedef struct mb_rk4 mb_rk4;
 mb_rk4 *mb_rk4_create(int n, char *err, size_t errlen);
 void mb_rk4_free(mb_rk4 *rk);
+/* Called with the stage (1..4) before each evaluation of f and with 0 when the step ends (done or failed): what
+ * a right-hand side that keeps a history of first stages needs (the rods' extrapolated inertia, seeds/002.md
+ * §2.5: stage 1 is at an accepted point, at c = 0; stages 2 and 3 at c = 1/2, stage 4 at c = 1). */
+typedef void mb_stage_hook(void *ctx, int stage);
+void mb_rk4_set_stage_hook(mb_rk4 *rk, mb_stage_hook *hook, void *ctx);
 /* Advances y (n) from *t to t_out in steps of at most h; *t and y always hold
  * the last step that succeeded. MB_ERR_MAX_STEPS (before any work) when that
  * takes more than max_steps steps (max_steps <= 0: no limit). */

@@ -6,7 +6,14 @@
 struct mb_rk4 {
     int n;
     double *k1, *k2, *k3, *k4, *ys; /* n each: stages and the stage argument */
+    mb_stage_hook *hook;            /* told each stage before its evaluation, 0 after the step (may be NULL) */
+    void *hook_ctx;
 };
+
+void mb_rk4_set_stage_hook(mb_rk4 *rk, mb_stage_hook *hook, void *ctx) {
+    rk->hook = hook;
+    rk->hook_ctx = ctx;
+}
 
 void mb_rk4_free(mb_rk4 *rk) {
     if (!rk) return;
@@ -40,18 +47,34 @@ mb_rk4 *mb_rk4_create(int n, char *err, size_t errlen) {
     return rk;
 }
 
-/* One step; y is written only after all four stages succeeded. */
-static int rk4_step(mb_rk4 *rk, mb_ode_fn *f, void *ctx, double t, double h, double *y, mb_stats *st,
-                    char *err, size_t errlen) {
+static void stage(mb_rk4 *rk, int s) {
+    if (rk->hook) rk->hook(rk->hook_ctx, s);
+}
+
+/* The four stages; y is written only after all of them succeeded. */
+static int rk4_stages(mb_rk4 *rk, mb_ode_fn *f, void *ctx, double t, double h, double *y, char *err, size_t errlen) {
     int n = rk->n, rc;
-    double *k1 = rk->k1, *k2 = rk->k2, *k3 = rk->k3, *k4 = rk->k4, *ys = rk->ys;
+    double *k1 = rk->k1, *k2 = rk->k2, *k3 = rk->k3, *ys = rk->ys;
+    stage(rk, 1);
     if ((rc = f(ctx, t, y, k1, err, errlen))) return rc;
     for (int i = 0; i < n; ++i) ys[i] = y[i] + 0.5 * h * k1[i];
+    stage(rk, 2);
     if ((rc = f(ctx, t + 0.5 * h, ys, k2, err, errlen))) return rc;
     for (int i = 0; i < n; ++i) ys[i] = y[i] + 0.5 * h * k2[i];
+    stage(rk, 3);
     if ((rc = f(ctx, t + 0.5 * h, ys, k3, err, errlen))) return rc;
     for (int i = 0; i < n; ++i) ys[i] = y[i] + h * k3[i];
-    if ((rc = f(ctx, t + h, ys, k4, err, errlen))) return rc;
+    stage(rk, 4);
+    return f(ctx, t + h, ys, rk->k4, err, errlen);
+}
+
+static int rk4_step(mb_rk4 *rk, mb_ode_fn *f, void *ctx, double t, double h, double *y, mb_stats *st,
+                    char *err, size_t errlen) {
+    int n = rk->n;
+    double *k1 = rk->k1, *k2 = rk->k2, *k3 = rk->k3, *k4 = rk->k4;
+    int rc = rk4_stages(rk, f, ctx, t, h, y, err, errlen);
+    stage(rk, 0);
+    if (rc) return rc;
     st->rhs_evals += 4;
     for (int i = 0; i < n; ++i) y[i] += h / 6 * (k1[i] + 2 * (k2[i] + k3[i]) + k4[i]);
     return MB_OK;

@@ -165,6 +165,12 @@ typedef struct mb_model {
     /* nc: the constraint each equation belongs to, as the model names it ("fl_ubj.2": the second equation of the
      * loop fl_ubj; a one-equation rod or drive: its name), for messages. NULL: not known. */
     const char *const *c_names;
+
+    /* Massive rods (slots mass_tree, mass_lumped, rod_inertia, rod_inertia_cross): how their second-derivative
+     * inertia forces enter by default (rod_mode): "exact" (in M), or extrapolated from earlier steps, "point",
+     * "linear" or "quadratic"; rod_partitioned = 1 keeps a third of each rod's mass exact at each end. NULL: exact. */
+    const char *rod_mode;
+    int rod_partitioned;
 } mb_model;
 
 #define MB_TYRE_OUTPUTS 9

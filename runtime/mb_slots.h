@@ -41,3 +41,7 @@ MB_SLOT(inverse_dynamics_dy, NZ, 2*NZ, MAT, "[dr/dz, dr/dzd] in one pass (open t
 MB_SLOT(forward_dynamics_dy, NZ, 2*NZ, MAT, "[dzdd/dz, dzdd/dzd] in one pass and one factorization (open trees)")
 MB_SLOT(forward_dynamics_sens, NZ, NP+1, VEC, "[zdd, dzdd_1 .. dzdd_np], dzdd_j along (S_j, Sd_j, e_j), w = [S, Sd] (nz x np each; open trees)")
 MB_SLOT(inverse_dynamics_sens, NZ, NP+1, VEC, "[r, dr_1 .. dr_np] at fixed zdd, dr_j along (S_j, Sd_j, e_j), w = [S, Sd] (open trees)")
+MB_SLOT(mass_tree, NZ, NZ, MAT, "M without the rods' second-derivative inertia, mass = mass_tree + M_rod: rod modes point, linear, quadratic (models with massive rods)")
+MB_SLOT(mass_lumped, NZ, NZ, MAT, "M with a third of each rod's mass lumped at each end, mass = mass_lumped + M_rod,c: the partitioned rod modes")
+MB_SLOT(rod_inertia, NZ, 1, VEC, "M_rod zdd: the rods' second-derivative inertia forces at the accelerations zdd (extrapolated ones in the rod modes)")
+MB_SLOT(rod_inertia_cross, NZ, 1, VEC, "M_rod,c zdd: their part that couples a rod's two ends (partitioned rod modes)")

@@ -49,7 +49,10 @@ void mb_sim_options_default(mb_sim_options *o, const mb_model *m) {
     o->formulation = m && m->nc > 0 ? MB_FORMULATION_MATRIX_R : MB_FORMULATION_TREE;
     mb_kin_options_default(&o->kin);
     mb_al3_options_default(&o->al3);
+    o->rod_mode = MB_ROD_EXACT;
+    o->rod_partitioned = 0;
     if (!m) return;
+    if (m->rod_mode && mb_rod_mode_parse(m->rod_mode, &o->rod_mode) == MB_OK) o->rod_partitioned = m->rod_partitioned;
     mb_formulation fo;
     if (m->simulate.formulation && mb_formulation_parse(m->simulate.formulation, &fo) == MB_OK) o->formulation = fo;
     mb_integrator i;
@@ -136,6 +139,15 @@ void mb_sim_free(mb_sim *s) {
 }
 
 /* Restarts the integrator at (t, y): evaluates the initial acceleration. */
+/* RK4's stages told to Matrix R, whose rod modes keep the first ones (rod_history.h). */
+static void rk4_stage(void *ctx, int stage) { mb_mr_set_stage(ctx, stage); }
+
+void mb_sim_rod_reset(mb_sim *s) {
+    if (s->mr) mb_mr_rod_reset(s->mr);
+}
+
+long mb_sim_rod_exact_evals(const mb_sim *s) { return s->mr ? mb_mr_rod_exact_evals(s->mr) : 0; }
+
 static int restart(mb_sim *s) {
     int rc = MB_OK;
     /* Closed loops: the state the user set (or the model's start) is assembled first. */
@@ -212,6 +224,13 @@ mb_sim *mb_sim_create(const mb_model *m, const mb_sim_options *o, char *err, siz
         mb_fail(err, errlen, MB_ERR_ARG, "mb_sim_create: step %g must be positive and finite", o->step);
         return NULL;
     }
+    if (o->rod_mode != MB_ROD_EXACT &&
+        (o->formulation != MB_FORMULATION_MATRIX_R || o->integrator != MB_INTEGRATOR_RK4)) {
+        mb_fail(err, errlen, MB_ERR_ARG, "rod inertia %s needs the matrix_r formulation with rk4 (the extrapolation's "
+                "history is RK4's first stages; got %s with %s); rod inertia exact works with every one",
+                mb_rod_mode_name(o->rod_mode), mb_formulation_name(o->formulation), mb_integrator_name(o->integrator));
+        return NULL;
+    }
     mb_sim *s = calloc(1, sizeof *s);
     if (!s) goto nomem;
     s->m = m;
@@ -241,6 +260,7 @@ mb_sim *mb_sim_create(const mb_model *m, const mb_sim_options *o, char *err, siz
     if (o->formulation == MB_FORMULATION_MATRIX_R) {
         if (!(s->mr = mb_mr_create(m, &o->kin, err, errlen))) goto fail;
         if (mb_kin_prefer(mb_mr_kin(s->mr), m->zd0)) goto nomem;
+        if (mb_mr_set_rods(s->mr, o->rod_mode, o->rod_partitioned, err, errlen)) goto fail;
         if (o->integrator == MB_INTEGRATOR_TRAPEZOIDAL) {
             if (!(s->mrs = mb_mrs_create(m, s->mr, s->u, s->p, err, errlen))) goto fail;
             if (!(s->zdd = calloc(nz, sizeof(double))) || !(s->zi = calloc(nz, sizeof(double))) ||
@@ -266,6 +286,7 @@ mb_sim *mb_sim_create(const mb_model *m, const mb_sim_options *o, char *err, siz
     switch (o->integrator) {
     case MB_INTEGRATOR_RK4:
         if (!(s->rk4 = mb_rk4_create(2 * m->nz, err, errlen))) goto fail;
+        if (s->mr && o->rod_mode != MB_ROD_EXACT) mb_rk4_set_stage_hook(s->rk4, rk4_stage, s->mr);
         break;
     case MB_INTEGRATOR_DOPRI5: {
         mb_dopri5_opts dopt;
@@ -328,6 +349,7 @@ int mb_sim_set_state(mb_sim *s, double t, const double *z, const double *zd) {
         s->y[s->nz + i] = zd ? zd[i] : 0;
     }
     s->need_reset = 1;
+    mb_sim_rod_reset(s);
     return MB_OK;
 }
 
@@ -338,6 +360,7 @@ int mb_sim_set_params(mb_sim *s, const double *p) {
     if ((rc = check_finite(s, p, s->m->np, "parameter", s->m->p_names))) return rc;
     memcpy(s->p, p, (size_t)s->m->np * sizeof(double));
     s->need_reset = 1;
+    mb_sim_rod_reset(s);
     return MB_OK;
 }
 
@@ -364,6 +387,7 @@ int mb_sim_set_inputs(mb_sim *s, const double *u) {
     if ((rc = check_finite(s, u, s->m->nu, "input", s->m->u_names))) return rc;
     memcpy(s->u, u, (size_t)s->m->nu * sizeof(double));
     s->need_reset = 1;
+    mb_sim_rod_reset(s);
     return MB_OK;
 }
 

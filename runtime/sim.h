@@ -9,6 +9,7 @@
 #include "kinematics.h"
 #include "mb_model.h"
 #include "mb_status.h"
+#include "rod_history.h"
 
 /* Usage:
  *   mb_sim_options o;
@@ -44,13 +45,16 @@ typedef struct {
     mb_formulation formulation;
     mb_kin_options kin;       /* matrix_r, al3: position problem, rank and re-selection (kinematics.h) */
     mb_al3_options al3;       /* al3: penalty and Newton (formulation_al3.h); newton_max_iter is not used */
+    mb_rod_mode rod_mode;     /* massive rods: exact (default), or their inertia forces extrapolated from RK4's
+                               * first stages (point, linear, quadratic; matrix_r with rk4 only, rod_history.h) */
+    int rod_partitioned;      /* with a rod mode: a third of each rod's mass stays exact at each end */
 } mb_sim_options;
 
 /* Defaults: rk4, step 1e-3, rtol = atol = 1e-6, max_steps 1e6, newton_tol 1e-10,
  * newton_max_iter 10, formulation tree for models without constraints and
- * matrix_r with, kinematics and al3 defaults of their headers; then m->simulate
- * (integrator, step, tolerance as rtol and atol, formulation) overrides where
- * it is set, if m is not NULL. */
+ * matrix_r with, kinematics and al3 defaults of their headers, rods exact; then
+ * m->simulate (integrator, step, tolerance as rtol and atol, formulation) and
+ * the model's rod mode override where they are set, if m is not NULL. */
 void mb_sim_options_default(mb_sim_options *o, const mb_model *m);
 /* "rk4", "dopri5", "trapezoidal" -> *out; MB_ERR_ARG for another name. */
 int mb_integrator_parse(const char *name, mb_integrator *out);
@@ -107,6 +111,11 @@ int mb_sim_power_nc(mb_sim *s, double *q_nc, double *power);
  * constraints, the power a drive (a rheonomic constraint) puts in. r is the caller's workspace of nz values;
  * 0 without constraints (model->inverse_dynamics, constraints_dz, constraints_dt). */
 int mb_sim_power_constraints(mb_sim *s, double *r, double *power);
+/* Forgets the rods' acceleration history (a rod mode after a discontinuity the state does not show, e.g. a road
+ * step): the next step starts exact and the extrapolation builds up again. set_state, set_params and set_inputs
+ * do it themselves. Counters: rod-mode evaluations that were exact for lack of history, and resets. */
+void mb_sim_rod_reset(mb_sim *s);
+long mb_sim_rod_exact_evals(const mb_sim *s);
 /* Positions of the named points, 3 npt values (model->points). */
 int mb_sim_points(mb_sim *s, double *xyz);
 /* MB_TYRE_OUTPUTS values per tyre at the current state (mb_model.h: Fx, Fy, Fz, kappa, tan alpha,

@@ -52,6 +52,11 @@ static void usage(FILE *f, const char *prog) {
             "  --dense-kinematics    matrix_r, al3: factor the dependent block of Phi_z as one dense block, not\n"
             "                        split into the blocks of its pattern (the reference the split is checked\n"
             "                        against)\n"
+            "  --rod-inertia M       massive rods: exact (their mass in M), or point | linear | quadratic (their\n"
+            "                        inertia forces from accelerations extrapolated from RK4's first stages,\n"
+            "                        M without the rods; matrix_r with rk4). Default: the model's rods\n"
+            "  --rod-partitioned     with a rod mode: a third of each rod's mass stays exact at each end, only\n"
+            "                        the cross part is extrapolated\n"
             "  --out FILE.csv        write time, coordinates, velocities, energy, points, tyres; one row per\n"
             "                        output time, flushed as it is written\n"
             "  --output-step DT      spacing of the CSV rows (default about t_end / 1000)\n"
@@ -151,7 +156,8 @@ static int parse_num(const char *opt, const char *s, double *out) {
 
 static int takes_value(const char *opt) {
     static const char *const names[] = {"--t-end", "--step", "--integrator", "--formulation", "--alpha", "--tolerance", "--max-steps",
-                                        "--newton-tol", "--newton-max-iter", "--out", "--output-step", "--set", "--drift-tol"};
+                                        "--newton-tol", "--newton-max-iter", "--out", "--output-step", "--set", "--drift-tol",
+                                        "--rod-inertia"};
     for (size_t i = 0; i < sizeof names / sizeof *names; ++i)
         if (!strcmp(opt, names[i])) return 1;
     return 0;
@@ -185,6 +191,9 @@ static int parse_args(int argc, char **argv, run_args *a) {
         } else if (!strcmp(opt, "--dense-kinematics")) {
             a->o.kin.blocks = 0;
             takes = 0;
+        } else if (!strcmp(opt, "--rod-partitioned")) {
+            a->o.rod_partitioned = 1;
+            takes = 0;
         } else if (!takes_value(opt)) {
             fprintf(stderr, "mbrun: unknown option '%s' (see --help)\n", opt);
             return 2;
@@ -208,6 +217,11 @@ static int parse_args(int argc, char **argv, run_args *a) {
         } else if (!strcmp(opt, "--integrator")) {
             if (mb_integrator_parse(val, &a->o.integrator)) {
                 fprintf(stderr, "mbrun: unknown integrator '%s' (choose rk4, dopri5 or trapezoidal)\n", val);
+                return 2;
+            }
+        } else if (!strcmp(opt, "--rod-inertia")) {
+            if (mb_rod_mode_parse(val, &a->o.rod_mode)) {
+                fprintf(stderr, "mbrun: unknown rod inertia '%s' (choose exact, point, linear or quadratic)\n", val);
                 return 2;
             }
         } else if (!strcmp(opt, "--formulation")) {
@@ -528,6 +542,15 @@ static int run(const run_args *a) {
         else printf(" (step %g)", o->step);
         printf(", t = 0 .. %g s\n", a->t_end);
         if (o->formulation != MB_FORMULATION_TREE) printf("formulation %s\n", mb_formulation_name(o->formulation));
+        if (m->rod_inertia) {
+            if (o->rod_mode == MB_ROD_EXACT)
+                printf("rod inertia exact (the rods' mass in M)\n");
+            else
+                printf("rod inertia %s%s (extrapolated from RK4's first stages; %ld evaluations exact for lack of "
+                       "history; the energy balance below is its price)\n", mb_rod_mode_name(o->rod_mode),
+                       o->rod_partitioned ? ", partitioned (a third of each rod's mass exact at each end)" : "",
+                       mb_sim_rod_exact_evals(s));
+        }
         for (int k = 0; k < a->nset; ++k) printf("set %s\n", a->set_name[k]);
         printf("final state at t = %.10g:\n", mb_sim_t(s));
         for (int i = 0; i < m->nz; ++i)
