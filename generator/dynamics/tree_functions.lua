@@ -222,8 +222,28 @@ function T.build(tree)
   end
 
   local M, levels = NE.mass_cheapest(tree, kin)
+  local Mtree = M
   if rods then M = sub_tables(M, dRzdd, n, n) end
   add("mass", n, n, flat(M, n, n), { matrix = true })
+  if rods then
+    -- The rod modes of seeds/002.md §2.3-2.6 take M without the rods (or with a third of each rod's mass lumped
+    -- at each end) and move M_rod zdd (or its cross part) to the right-hand side at extrapolated accelerations:
+    -- the run chooses, so all forms are here. M_rod zdd is the rods' inertia forces at accelerations zdd without
+    -- the velocity terms (those stay exact, in Q): the forward recursion at zd = 0, O(n) like Q itself.
+    local zero = {}
+    for k = 1, n do zero[k] = 0 end
+    local st_zdd = R.forward(tree, kin, zero, syms.zdd)
+    local function rod_forces(part)
+      local Q = AP.generalized(tree, kin, RODS.build(tree, kin, st_zdd, part))
+      for k = 1, n do Q[k] = -Q[k] end
+      return Q
+    end
+    local lumped = RODS.lumped_tree(tree)
+    add("mass_tree", n, n, flat(Mtree, n, n), { matrix = true })
+    add("mass_lumped", n, n, flat((NE.mass_cheapest(lumped, K.bodies(lumped, syms.z))), n, n), { matrix = true })
+    add("rod_inertia", n, 1, rod_forces("inertia"))
+    add("rod_inertia_cross", n, 1, rod_forces("cross"))
+  end
 
   -- The inertial residual at zdd in the cheaper of its two forms; Q takes the same form at zdd = 0.
   local r_ne, about_origin = NE.cheapest(function(o) return NE.inverse_dynamics(tree, kin, syms.zd, syms.zdd, o) end,

@@ -516,6 +516,10 @@ function M.generate(tree, spec, source_text, opts)
     c_number(E.const_value(g[2]) or 0), c_number(E.const_value(g[3]) or 0))
   T[#T + 1] = string.format("    .slot_ops = %s_slot_ops,", name)
   if #cnames > 0 then T[#T + 1] = string.format("    .c_names = %s,", refs.c_names) end
+  if tree.rod_inertia then
+    T[#T + 1] = string.format('    .rod_mode = "%s", .rod_partitioned = %d,', tree.rod_inertia.mode,
+      tree.rod_inertia.partitioned and 1 or 0)
+  end
   T[#T + 1] = "};"
   L[#L + 1] = "#if MB_SECTION(1)"
   L[#L + 1] = table.concat(T, "\n")

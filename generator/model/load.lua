@@ -7,8 +7,8 @@ local vec3 = require "model.vec3"
 local M = {}
 
 -- Field schemas per element kind: type and default. Types: number (a number or an expression of design
--- names), vec3, rotation, inertia, string, value (number, expression or function), vec3value,
--- func, endpoint, axes, string.
+-- names), vec3, rotation, inertia, string, boolean, value (number, expression or function), vec3value,
+-- func, endpoint, axes, magic.
 local joint_common = {
   parent = { type = "string", required = true },
   child = { type = "string", required = true },
@@ -42,7 +42,8 @@ M.schemas = {
     axis = { type = "vec3" }, axis_b = { type = "vec3" }, normal = { type = "vec3" },
     length = { type = "number" },
   },
-  rod = { a = endpoint, b = endpoint, mass = { type = "number", default = 0 }, length = { type = "number", required = true } },
+  rod = { a = endpoint, b = endpoint, mass = { type = "number", default = 0 }, length = { type = "number", required = true },
+    inertia = { type = "string", default = "exact" }, partitioned = { type = "boolean", default = false } },
   spring = {
     a = endpoint, b = endpoint, stiffness = { type = "number", default = 0 },
     length = { type = "number", default = 0 }, damping = { type = "number", default = 0 },
@@ -139,6 +140,10 @@ local function new_checker(E, numeric, file, line, element)
   end
   function c.string(v, field)
     if type(v) ~= "string" then bad(field, string.format("must be a string (got %s)", type(v))) end
+    return v
+  end
+  function c.boolean(v, field)
+    if type(v) ~= "boolean" then bad(field, string.format("must be true or false (got %s)", type(v))) end
     return v
   end
   -- Model functions run whenever a stage calls them, each call under the budget of model code.

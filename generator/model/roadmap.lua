@@ -217,10 +217,19 @@ function M.render(tree, opts)
     line()
     row(out, { "function", "rows", "cols", "nonzeros", "add", "mul", "div", "call" })
     row(out, { "---", "---", "---", "---", "---", "---", "---", "---" })
+    local nnz = {}
     for _, s in ipairs(opts.stats) do
       local ops = s.ops or {}
+      nnz[s.name:sub(#tree.name + 2)] = s.nnz
       row(out, { s.name, tostring(s.rows), tostring(s.cols), tostring(s.nnz), tostring(ops.add or 0),
         tostring(ops.mul or 0), tostring(ops.div or 0), tostring(ops.call or 0) })
+    end
+    if nnz.mass and nnz.mass_tree and nnz.mass_lumped then
+      line()
+      line(string.format("Rods (the model's inertia mode: %s%s): the open-loop mass matrix has %d " ..
+        "non-zeros with the rods' inertia (exact), %d without it (point, linear, quadratic) and %d with a third of " ..
+        "each rod's mass at each end (partitioned).", tree.rod_inertia.mode, tree.rod_inertia.partitioned and
+        ", partitioned" or "", nnz.mass, nnz.mass_tree, nnz.mass_lumped))
     end
   end
   line()

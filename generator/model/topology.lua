@@ -344,6 +344,10 @@ function M.build(model, opts)
   for _, r in ipairs(els.rod) do
     constraint { kind = "rod", name = r.name, type = "distance", a = attach(r.a.body, r.a.at), b = attach(r.b.body, r.b.at),
       mass = r.mass, length = r.length, equations = 1, line = r.line }
+    -- The model's rod mode: that of its massive rods (validate.lua makes them agree).
+    if not E.is_zero(r.mass) and not tree.rod_inertia then
+      tree.rod_inertia = { mode = r.inertia, partitioned = r.partitioned }
+    end
   end
   for _, d in ipairs(els.drive) do
     constraint { kind = "drive", name = d.name, coord = coord_of(d.joint), position = d.position, equations = 1, line = d.line }

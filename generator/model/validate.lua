@@ -3,6 +3,9 @@ local errors = require "model.errors"
 
 local M = {}
 
+-- How a massive rod's second-derivative inertia forces enter (seeds/002.md §2.3-2.4).
+M.rod_modes = { exact = true, point = true, linear = true, quadratic = true }
+
 local SEQUENCES = { xyz = true, xzy = true, yxz = true, yzx = true, zxy = true, zyx = true }
 M.loop_types = { spherical = 3, revolute = 5, point2d = 2, distance = 1, prismatic2d = 2 }
 M.frames = { ground = true, body = true }
@@ -228,9 +231,24 @@ function M.check(model)
     if el.axis_b then unit_axis(el, el.axis_b, "axis_b") end
     if el.normal then unit_axis(el, el.normal, "normal") end
   end
+  -- The rod modes (seeds/002.md §2.3-2.6) are one choice for the model: the generated code holds one approximated
+  -- form, and mbgen run --rod-inertia changes every rod at once.
+  local first_massive
   for _, el in ipairs(E.rod) do
     if el.mass < 0 then fail(el, string.format("negative mass %g", el.mass)) end
     if el.length and el.length <= 0 then fail(el, 'field "length" must be positive') end
+    if not M.rod_modes[el.inertia] then
+      fail(el, string.format('field "inertia" must be "exact", "point", "linear" or "quadratic" (got "%s")', el.inertia))
+    end
+    if el.mass > 0 then
+      local f = first_massive
+      if f and (f.inertia ~= el.inertia or f.partitioned ~= el.partitioned) then
+        fail(el, string.format('inertia "%s"%s differs from rod "%s" (line %d, inertia "%s"%s): every massive rod of a ' ..
+          "model takes the same mode", el.inertia, el.partitioned and ", partitioned" or "", f.name, f.line, f.inertia,
+          f.partitioned and ", partitioned" or ""))
+      end
+      first_massive = f or el
+    end
   end
   for _, el in ipairs(E.spring) do
     if el.length < 0 then fail(el, 'field "length" must not be negative') end

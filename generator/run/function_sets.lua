@@ -10,12 +10,14 @@ local M = {}
 -- trapezoidal rule), matrix_r (mass, forces) and al3 (mass, residual, its Jacobians, constraints_dz_tw_dz),
 -- kinematics.c (the closed loops' position, velocity and acceleration levels), statics.c (--static: the
 -- residual, dr/dz and the constraint terms), output_csv.c (energy, points, tyres), and mbrun.c itself
--- (total_mass for the static loads, forces_nc for the energy balance). No derivative with respect to p:
+-- (total_mass for the static loads, forces_nc for the energy balance), and Matrix R's rod modes (--rod-inertia:
+-- M without the rods or with their ends' thirds, and their inertia forces). No derivative with respect to p:
 -- those are the largest functions, and only sensitivities need them.
 M.run = {
   "mass", "forces", "forces_nc", "inverse_dynamics", "inverse_dynamics_dz", "inverse_dynamics_dzd",
   "inverse_dynamics_tangent", "forward_dynamics", "energy", "points", "tyres", "total_mass",
   "constraints", "constraints_dz", "constraints_dt", "constraint_bias", "constraints_dz_tw_dz",
+  "mass_tree", "mass_lumped", "rod_inertia", "rod_inertia_cross",
 }
 
 -- `mbgen run --formulation matrix_r --integrator trapezoidal` (or a model whose simulate asks for both): the rule's
