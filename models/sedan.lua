@@ -18,7 +18,8 @@
 -- the tyres' grip (mu 1.05). A positive rack travel (to the left) steers the wheels to the right: the
 -- steering arms are behind the axle. rack_amp = 0 (`--set rack_amp=0`, a design name: no recompile) is
 -- the straight line at 30 m/s.
--- Coasting: no drive torque.
+-- Coasting: no drive torque. `--set conservative=1` (a parameter: its own build) leaves out the tyres and the
+-- dampers: the car flies, and its energy is conserved, which is how the rod modes are checked (README).
 -- Initial state: design position (all coordinates 0: every loop closed exactly), chassis at the height
 -- where the tyres carry the estimated weight, forward speed 30 m/s, wheel spins 30 / R (loaded radius);
 -- `mbgen run --static` replaces the pose by the static equilibrium (tyre loads = weight), keeping them.
@@ -33,6 +34,7 @@ gravity { 0, 0, -D.g }
 
 -- The manoeuvre: rack travel (m, + moves the rack to the left) as a function of time.
 design { rack_amp = 0.0048 }
+parameter { conservative = 0 }
 local w = 2 * pi * 0.5
 local function rack_position(t)
   return rack_amp * (sin(w * t) - w * t * exp(-w * t))
@@ -41,11 +43,12 @@ end
 local mf = pac(D.tir, D.mu_scale)
 local wheel = {
   mass = D.wheel.mass, inertia = D.wheel.inertia,
-  tyre = {
+  tyre = conservative == 0 and {
     radius = D.tir.UNLOADED_RADIUS, stiffness = D.tir.VERTICAL_STIFFNESS, damping = D.tir.VERTICAL_DAMPING,
     longitudinal = mf.longitudinal, lateral = mf.lateral,
-  },
+  } or nil,
 }
+if conservative ~= 0 then D.front.spring.damping, D.rear.spring.damping = 0, 0 end
 local road = roads.flat()
 local at = { 0, 0, D.chassis_height }
 
