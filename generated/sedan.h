@@ -16,6 +16,14 @@ extern const mb_model sedan_model;
 
 int sedan_mass(const mb_args *a, mb_real *out, mb_real *work);
 #define sedan_mass_NWORK 489
+int sedan_mass_tree(const mb_args *a, mb_real *out, mb_real *work);
+#define sedan_mass_tree_NWORK 137
+int sedan_mass_lumped(const mb_args *a, mb_real *out, mb_real *work);
+#define sedan_mass_lumped_NWORK 162
+int sedan_rod_inertia(const mb_args *a, mb_real *out, mb_real *work);
+#define sedan_rod_inertia_NWORK 0
+int sedan_rod_inertia_cross(const mb_args *a, mb_real *out, mb_real *work);
+#define sedan_rod_inertia_cross_NWORK 0
 int sedan_forces(const mb_args *a, mb_real *out, mb_real *work);
 #define sedan_forces_NWORK 576
 int sedan_forces_nc(const mb_args *a, mb_real *out, mb_real *work);
@@ -74,6 +82,6 @@ int sedan_constraints_dz_tw_dp(const mb_args *a, mb_real *out, mb_real *work);
 /* The largest workspace of any function above, in mb_reals. */
 #define sedan_NWORK 5296
 /* sedan.c compiles whole, or section by section with -DMB_PART=1..sedan_NSECTIONS. */
-#define sedan_NSECTIONS 15
+#define sedan_NSECTIONS 16
 
 #endif
