@@ -25,6 +25,7 @@ struct mb_sim {
     mb_mrs *mrs;        /* matrix_r with the trapezoidal rule: the reduced system it integrates */
     double *zdd, *zi, *zdi; /* nz each: matrix_r's full acceleration; the independent coordinates and velocities */
     mb_al3 *al3;        /* al3 */
+    mb_bg *bg;          /* baumgarte */
     double *f2;         /* 2 nz: scratch for the acceleration of a violation report */
     double *cz, *ct, *cb; /* closed loops: Phi_z (nc x nz, then Phi_z' nz x nc), Phi_t (nc), max(nz, nc) */
     mb_linalg *cla;     /* closed loops: least squares for the multipliers of the constraint power */
@@ -51,6 +52,7 @@ void mb_sim_options_default(mb_sim_options *o, const mb_model *m) {
     mb_al3_options_default(&o->al3);
     o->rod_mode = MB_ROD_EXACT;
     o->rod_partitioned = 0;
+    o->baumgarte_a = o->baumgarte_b = 10;
     if (!m) return;
     if (m->rod_mode && mb_rod_mode_parse(m->rod_mode, &o->rod_mode) == MB_OK) o->rod_partitioned = m->rod_partitioned;
     mb_formulation fo;
@@ -76,10 +78,10 @@ const char *mb_integrator_name(mb_integrator i) {
     return (unsigned)i < 3 ? integrator_names[i] : "unknown";
 }
 
-static const char *const formulation_names[] = {"tree", "matrix_r", "al3"};
+static const char *const formulation_names[] = {"tree", "matrix_r", "al3", "baumgarte"};
 
 int mb_formulation_parse(const char *name, mb_formulation *out) {
-    for (int i = 0; i < 3; ++i)
+    for (int i = 0; i < 4; ++i)
         if (name && strcmp(name, formulation_names[i]) == 0) {
             *out = (mb_formulation)i;
             return MB_OK;
@@ -88,13 +90,14 @@ int mb_formulation_parse(const char *name, mb_formulation *out) {
 }
 
 const char *mb_formulation_name(mb_formulation f) {
-    return (unsigned)f < 3 ? formulation_names[f] : "unknown";
+    return (unsigned)f < 4 ? formulation_names[f] : "unknown";
 }
 
 /* ---- the system as each integrator sees it ---- */
 static int ode_rhs(void *ctx, double t, const double *y, double *f, char *err, size_t errlen) {
     mb_sim *s = ctx;
     if (s->mr) return mb_mr_rhs(s->mr, t, y, s->u, s->p, f, err, errlen);
+    if (s->bg) return mb_bg_rhs(s->bg, t, y, s->u, s->p, f, err, errlen);
     memcpy(f, y + s->nz, (size_t)s->nz * sizeof(double));
     return mb_tree_accel(s->tree, t, y, y + s->nz, s->u, s->p, f + s->nz, err, errlen);
 }
@@ -121,6 +124,7 @@ void mb_sim_free(mb_sim *s) {
     free(s->zi);
     free(s->zdi);
     mb_al3_free(s->al3);
+    mb_bg_free(s->bg);
     free(s->f2);
     free(s->cz);
     free(s->ct);
@@ -139,8 +143,20 @@ void mb_sim_free(mb_sim *s) {
 }
 
 /* Restarts the integrator at (t, y): evaluates the initial acceleration. */
-/* RK4's stages told to Matrix R, whose rod modes keep the first ones (rod_history.h). */
+/* RK4's stages told to Matrix R, whose rod modes keep the first ones (rod_history.h), and to Baumgarte's form, which
+ * records the violation at the first ones (accepted states). */
 static void rk4_stage(void *ctx, int stage) { mb_mr_set_stage(ctx, stage); }
+static void rk4_stage_bg(void *ctx, int stage) { mb_bg_set_stage(ctx, stage); }
+
+long mb_sim_violation_max(const mb_sim *s, double v[2]) {
+    v[0] = v[1] = 0;
+    return s->bg ? mb_bg_violation_max(s->bg, v) : 0;
+}
+
+int mb_sim_multipliers(mb_sim *s, double *lambda) {
+    if (!s->bg) return mb_fail(s->msg, sizeof s->msg, MB_ERR_ARG, "mb_sim_multipliers: only the baumgarte formulation");
+    return mb_bg_accel(s->bg, s->t, s->y, s->y + s->nz, s->u, s->p, s->f2, lambda, s->msg, sizeof s->msg);
+}
 
 void mb_sim_rod_reset(mb_sim *s) {
     if (s->mr) mb_mr_rod_reset(s->mr);
@@ -152,6 +168,11 @@ static int restart(mb_sim *s) {
     int rc = MB_OK;
     /* Closed loops: the state the user set (or the model's start) is assembled first. */
     if (s->mr && (rc = mb_mr_project(s->mr, s->t, s->y, s->y + s->nz, s->p, s->msg, sizeof s->msg))) {
+        s->need_reset = 1;
+        return rc;
+    }
+    /* Baumgarte's form assembles the start only; then the stabilisation alone holds the constraints. */
+    if (s->bg && (rc = mb_bg_assemble(s->bg, s->t, s->y, s->y + s->nz, s->p, s->msg, sizeof s->msg))) {
         s->need_reset = 1;
         return rc;
     }
@@ -204,8 +225,13 @@ mb_sim *mb_sim_create(const mb_model *m, const mb_sim_options *o, char *err, siz
         mb_fail(err, errlen, MB_ERR_ARG, "mb_sim_create: unknown integrator %d", (int)o->integrator);
         return NULL;
     }
-    if ((unsigned)o->formulation > MB_FORMULATION_AL3) {
+    if ((unsigned)o->formulation > MB_FORMULATION_BAUMGARTE) {
         mb_fail(err, errlen, MB_ERR_ARG, "mb_sim_create: unknown formulation %d", (int)o->formulation);
+        return NULL;
+    }
+    if (o->formulation == MB_FORMULATION_BAUMGARTE && o->integrator == MB_INTEGRATOR_TRAPEZOIDAL) {
+        mb_fail(err, errlen, MB_ERR_ARG, "baumgarte is an ODE for rk4 or dopri5, not the trapezoidal rule (al3 is the "
+                "implicit closed-loop formulation)");
         return NULL;
     }
     if (o->formulation == MB_FORMULATION_TREE && m->nc > 0) {
@@ -268,6 +294,9 @@ mb_sim *mb_sim_create(const mb_model *m, const mb_sim_options *o, char *err, siz
                 goto nomem;
             s->sys = mb_mrs_system(s->mrs);
         }
+    } else if (o->formulation == MB_FORMULATION_BAUMGARTE) {
+        if (!(s->bg = mb_bg_create(m, o->baumgarte_a, o->baumgarte_b, &o->kin, err, errlen))) goto fail;
+        if (mb_kin_prefer(mb_bg_kin(s->bg), m->zd0)) goto nomem;
     } else if (o->formulation == MB_FORMULATION_AL3) {
         if (!(s->al3 = mb_al3_create(m, &o->al3, &o->kin, err, errlen))) goto fail;
         if (mb_kin_prefer(mb_al3_kin(s->al3), m->zd0)) goto nomem;
@@ -287,6 +316,7 @@ mb_sim *mb_sim_create(const mb_model *m, const mb_sim_options *o, char *err, siz
     case MB_INTEGRATOR_RK4:
         if (!(s->rk4 = mb_rk4_create(2 * m->nz, err, errlen))) goto fail;
         if (s->mr && o->rod_mode != MB_ROD_EXACT) mb_rk4_set_stage_hook(s->rk4, rk4_stage, s->mr);
+        if (s->bg) mb_rk4_set_stage_hook(s->rk4, rk4_stage_bg, s->bg);
         break;
     case MB_INTEGRATOR_DOPRI5: {
         mb_dopri5_opts dopt;
@@ -309,7 +339,7 @@ mb_sim *mb_sim_create(const mb_model *m, const mb_sim_options *o, char *err, siz
     }
     /* Evaluate the model once at the start so a broken model fails at create. */
     if (o->integrator == MB_INTEGRATOR_RK4) {
-        if (s->mr && restart(s)) {
+        if ((s->mr || s->bg) && restart(s)) {
             mb_fail(err, errlen, MB_OK, "%s", s->msg);
             goto fail;
         }
@@ -508,6 +538,8 @@ int mb_sim_step(mb_sim *s, double t_out) {
         memcpy(s->y + s->nz, mb_trap_zd(s->trap), (size_t)s->nz * sizeof(double));
         break;
     }
+    /* Baumgarte's violation at the output state too (the last step's end, dopri5's outputs). */
+    if (rc == MB_OK && s->bg) rc = mb_bg_record(s->bg, s->t, s->y, s->y + s->nz, s->p, s->msg, sizeof s->msg);
     if (rc) s->need_reset = 1;
     return name_worst(s, rc);
 }
@@ -583,7 +615,8 @@ static int loop_zdd(mb_sim *s, const double **zdd) {
         *zdd = mb_al3_zdd(s->al3);
         return MB_OK;
     }
-    int rc = mb_mr_rhs(s->mr, s->t, s->y, s->u, s->p, s->f2, s->msg, sizeof s->msg);
+    int rc = s->bg ? mb_bg_rhs(s->bg, s->t, s->y, s->u, s->p, s->f2, s->msg, sizeof s->msg)
+                   : mb_mr_rhs(s->mr, s->t, s->y, s->u, s->p, s->f2, s->msg, sizeof s->msg);
     *zdd = s->f2 + s->nz;
     return rc;
 }
@@ -595,7 +628,7 @@ int mb_sim_power_constraints(mb_sim *s, double *r, double *power) {
     const mb_model *m = s->m;
     int nz = s->nz, nc = m->nc, rc, rank;
     *power = 0;
-    if (nc == 0 || (!s->mr && !s->al3)) return MB_OK;
+    if (nc == 0 || (!s->mr && !s->al3 && !s->bg)) return MB_OK;
     if (!m->inverse_dynamics || !m->constraints_dz || !m->constraints_dt)
         return mb_fail(s->msg, sizeof s->msg, MB_ERR_MODEL,
                        "model %s lacks inverse_dynamics, constraints_dz or constraints_dt, needed for the constraint power",
@@ -634,7 +667,7 @@ int mb_sim_power_constraints(mb_sim *s, double *r, double *power) {
 }
 
 static mb_kin *sim_kin(const mb_sim *s) {
-    return s->mr ? mb_mr_kin(s->mr) : s->al3 ? mb_al3_kin(s->al3) : NULL;
+    return s->mr ? mb_mr_kin(s->mr) : s->al3 ? mb_al3_kin(s->al3) : s->bg ? mb_bg_kin(s->bg) : NULL;
 }
 
 int mb_sim_dof(const mb_sim *s) {
@@ -678,9 +711,8 @@ int mb_sim_constraint_violation(mb_sim *s, double v[3]) {
     if (s->al3) {
         zdd = mb_al3_zdd(s->al3);
     } else {
-        /* The acceleration Matrix R gives at this state (the right-hand side re-assembles it). */
-        if ((rc = mb_mr_rhs(s->mr, s->t, s->y, s->u, s->p, s->f2, s->msg, sizeof s->msg))) return rc;
-        zdd = s->f2 + s->nz;
+        /* The acceleration the formulation gives at this state (Matrix R's right-hand side re-assembles it). */
+        if ((rc = loop_zdd(s, &zdd))) return rc;
     }
     return mb_kin_violation(k, s->t, s->y, s->y + s->nz, zdd, s->p, v, s->msg, sizeof s->msg);
 }

@@ -5,6 +5,7 @@
 #include <stddef.h>
 
 #include "formulation_al3.h"
+#include "formulation_baumgarte.h"
 #include "integrate.h"
 #include "kinematics.h"
 #include "mb_model.h"
@@ -30,8 +31,9 @@ typedef enum { MB_INTEGRATOR_RK4, MB_INTEGRATOR_DOPRI5, MB_INTEGRATOR_TRAPEZOIDA
 /* tree: M zdd = Q (open trees); matrix_r: closed loops reduced to the independent coordinates
  * (rk4, dopri5, or the trapezoidal rule on the independent coordinates, matrix_r_reduced.h, which needs the
  * constraints' z and zd derivatives); al3: closed loops by the index-3 augmented Lagrangian, always with its
- * own trapezoidal rule (the integrator option is set to trapezoidal). */
-typedef enum { MB_FORMULATION_TREE, MB_FORMULATION_MATRIX_R, MB_FORMULATION_AL3 } mb_formulation;
+ * own trapezoidal rule (the integrator option is set to trapezoidal); baumgarte: closed loops by multipliers with
+ * Baumgarte's stabilisation on the full state, nothing projected (formulation_baumgarte.h; rk4, dopri5). */
+typedef enum { MB_FORMULATION_TREE, MB_FORMULATION_MATRIX_R, MB_FORMULATION_AL3, MB_FORMULATION_BAUMGARTE } mb_formulation;
 
 typedef struct {
     mb_integrator integrator;
@@ -48,6 +50,7 @@ typedef struct {
     mb_rod_mode rod_mode;     /* massive rods: exact (default), or their inertia forces extrapolated from RK4's
                                * first stages (point, linear, quadratic; matrix_r with rk4 only, rod_history.h) */
     int rod_partitioned;      /* with a rod mode: a third of each rod's mass stays exact at each end */
+    double baumgarte_a, baumgarte_b; /* baumgarte: damping and stiffness of the stabilisation, 1/s (10, 10) */
 } mb_sim_options;
 
 /* Defaults: rk4, step 1e-3, rtol = atol = 1e-6, max_steps 1e6, newton_tol 1e-10,
@@ -59,7 +62,7 @@ void mb_sim_options_default(mb_sim_options *o, const mb_model *m);
 /* "rk4", "dopri5", "trapezoidal" -> *out; MB_ERR_ARG for another name. */
 int mb_integrator_parse(const char *name, mb_integrator *out);
 const char *mb_integrator_name(mb_integrator i);
-/* "tree", "matrix_r", "al3" -> *out; MB_ERR_ARG for another name. */
+/* "tree", "matrix_r", "al3", "baumgarte" -> *out; MB_ERR_ARG for another name. */
 int mb_formulation_parse(const char *name, mb_formulation *out);
 const char *mb_formulation_name(mb_formulation f);
 
@@ -135,6 +138,11 @@ int mb_sim_blocks(const mb_sim *s, int *rows, int *cols, int max);
  * notes of the first re-selections (mb_kin_reselection_note; NULL beyond). */
 const int *mb_sim_independent(const mb_sim *s);
 const char *mb_sim_reselection_note(const mb_sim *s, long i);
+/* baumgarte: the largest violations max|Phi| and max|Phi_z zd + Phi_t| over the states the run accepted (every RK4
+ * step, every output time) in v, and their count; 0 for the other formulations (which keep the constraints). */
+long mb_sim_violation_max(const mb_sim *s, double v[2]);
+/* baumgarte: the multipliers (nc) at the current state, +Phi_z' lambda on the left of M zdd = Q. */
+int mb_sim_multipliers(mb_sim *s, double *lambda);
 /* Newton iterations of matrix_r's position problems so far (0 for the other formulations). */
 long mb_sim_position_iters(const mb_sim *s);
 /* Work counters since create (set_state does not reset them). */

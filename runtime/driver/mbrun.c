@@ -41,8 +41,11 @@ static void usage(FILE *f, const char *prog) {
             "  --t-end T             simulated time (default from the model's simulate element)\n"
             "  --step H              fixed step of rk4 and trapezoidal\n"
             "  --integrator I        rk4 | dopri5 | trapezoidal\n"
-            "  --formulation F       tree | matrix_r | al3 (default: the model's, else tree for open trees,\n"
-            "                        matrix_r for closed loops; al3 always steps with the trapezoidal rule)\n"
+            "  --formulation F       tree | matrix_r | al3 | baumgarte (default: the model's, else tree for open\n"
+            "                        trees, matrix_r for closed loops; al3 always steps with the trapezoidal rule;\n"
+            "                        baumgarte: multipliers and Baumgarte's stabilisation, rk4 or dopri5)\n"
+            "  --baumgarte-a A       baumgarte: damping of the constraint drift, 1/s (default 10)\n"
+            "  --baumgarte-b B       baumgarte: stiffness of the constraint drift, 1/s (default 10)\n"
             "  --alpha A             al3: penalty (default automatic, 1e5 relative to M and h)\n"
             "  --tolerance TOL       dopri5 relative and absolute tolerance\n"
             "  --max-steps N         steps allowed per output interval\n"
@@ -157,7 +160,7 @@ static int parse_num(const char *opt, const char *s, double *out) {
 static int takes_value(const char *opt) {
     static const char *const names[] = {"--t-end", "--step", "--integrator", "--formulation", "--alpha", "--tolerance", "--max-steps",
                                         "--newton-tol", "--newton-max-iter", "--out", "--output-step", "--set", "--drift-tol",
-                                        "--rod-inertia"};
+                                        "--rod-inertia", "--baumgarte-a", "--baumgarte-b"};
     for (size_t i = 0; i < sizeof names / sizeof *names; ++i)
         if (!strcmp(opt, names[i])) return 1;
     return 0;
@@ -219,6 +222,14 @@ static int parse_args(int argc, char **argv, run_args *a) {
                 fprintf(stderr, "mbrun: unknown integrator '%s' (choose rk4, dopri5 or trapezoidal)\n", val);
                 return 2;
             }
+        } else if (!strcmp(opt, "--baumgarte-a") || !strcmp(opt, "--baumgarte-b")) {
+            if (parse_num(opt, val, &v)) return 2;
+            if (!(v >= 0)) {
+                fprintf(stderr, "mbrun: %s must be >= 0 (got %g)\n", opt, v);
+                return 2;
+            }
+            if (!strcmp(opt, "--baumgarte-a")) a->o.baumgarte_a = v;
+            else a->o.baumgarte_b = v;
         } else if (!strcmp(opt, "--rod-inertia")) {
             if (mb_rod_mode_parse(val, &a->o.rod_mode)) {
                 fprintf(stderr, "mbrun: unknown rod inertia '%s' (choose exact, point, linear or quadratic)\n", val);
@@ -226,7 +237,7 @@ static int parse_args(int argc, char **argv, run_args *a) {
             }
         } else if (!strcmp(opt, "--formulation")) {
             if (mb_formulation_parse(val, &a->o.formulation)) {
-                fprintf(stderr, "mbrun: unknown formulation '%s' (choose tree, matrix_r or al3)\n", val);
+                fprintf(stderr, "mbrun: unknown formulation '%s' (choose tree, matrix_r, al3 or baumgarte)\n", val);
                 return 2;
             }
         } else if (!strcmp(opt, "--alpha")) {
@@ -541,7 +552,14 @@ static int run(const run_args *a) {
         if (o->integrator == MB_INTEGRATOR_DOPRI5) printf(" (rtol %g, atol %g)", o->rtol, o->atol);
         else printf(" (step %g)", o->step);
         printf(", t = 0 .. %g s\n", a->t_end);
-        if (o->formulation != MB_FORMULATION_TREE) printf("formulation %s\n", mb_formulation_name(o->formulation));
+        if (o->formulation == MB_FORMULATION_BAUMGARTE) {
+            double vm[2];
+            long nv = mb_sim_violation_max(s, vm);
+            printf("formulation baumgarte (a = %g, b = %g): largest constraint violation over the run (%ld accepted "
+                   "states): position %.3g, velocity %.3g\n", o->baumgarte_a, o->baumgarte_b, nv, vm[0], vm[1]);
+        } else if (o->formulation != MB_FORMULATION_TREE) {
+            printf("formulation %s\n", mb_formulation_name(o->formulation));
+        }
         if (m->rod_inertia) {
             if (o->rod_mode == MB_ROD_EXACT)
                 printf("rod inertia exact (the rods' mass in M)\n");
