@@ -36,6 +36,7 @@ void mb_al3_options_default(mb_al3_options *o) {
     o->max_iter = 30;
     o->approx_tangent = 0;
     o->fd_tangent = 0;
+    o->penalty = 0;
 }
 
 void mb_al3_free(mb_al3 *al) {
@@ -254,7 +255,7 @@ int mb_al3_reset(mb_al3 *al, double t, const double *z, const double *zd, const 
     int ldb = n > nc ? n : nc, rank = 0;
     for (int j = 0; j < ldb; ++j) al->tmp[j] = j < n ? -al->r[j] : 0;
     if ((rc = mb_lstsq(al->ls, n, nc, 1, al->K, al->tmp, 1e-9, &rank, err, errlen))) return rc;
-    memcpy(al->lamn, al->tmp, (size_t)nc * sizeof(double));
+    if (!al->o.penalty) memcpy(al->lamn, al->tmp, (size_t)nc * sizeof(double));
     if (al->o.alpha > 0) {
         al->alpha = al->o.alpha;
     } else {
@@ -309,12 +310,12 @@ static int step(mb_al3 *al, double h, const double *u, const double *p, mb_stats
         phimax = 0;
         for (int i = 0; i < nc; ++i) {
             phimax = fmax(phimax, fabs(al->phi[i]));
-            if (it > 0) al->lam[i] += alpha * al->phi[i];
+            if (it > 0 && !al->o.penalty) al->lam[i] += alpha * al->phi[i];
             al->w[i] = al->lam[i] + alpha * al->phi[i];
         }
-        /* Converged: the last correction was small and the constraints hold; the tangent
-         * factored last serves the projections. */
-        if (it > 0 && dzmax <= al->o.newton_tol && phimax <= al->o.phi_tol) break;
+        /* Converged: the last correction was small and the constraints hold (the pure penalty leaves Phi at the
+         * size the penalty allows: the correction alone); the tangent factored last serves the projections. */
+        if (it > 0 && dzmax <= al->o.newton_tol && (al->o.penalty || phimax <= al->o.phi_tol)) break;
         /* f = h²/4 (r + Phi_z' w) */
         memcpy(al->f, al->r, (size_t)n * sizeof(double));
         add_At_x(nc, n, al->J, al->w, 1, al->f);
@@ -339,9 +340,12 @@ static int step(mb_al3 *al, double h, const double *u, const double *p, mb_stats
          * lambda at alpha_rel 1e3 and 1e5 times lambda at 1e7, and the exact tangent took up to 7 % (at
          * 1e3) and 50 % (at 1e7) more iterations than eq. (20), which leaves the curvature out. */
         if (nc > 0 && !al->o.approx_tangent) {
+            /* Without multipliers (penalty) the reaction is the penalty force itself, w = alpha Phi: its curvature is
+             * what Newton's tangent of eq. (17) holds. */
+            const double *wt = al->o.penalty ? al->w : al->lam;
             mb_args aw = a;
-            aw.w = al->lam;
-            if (al->o.fd_tangent) fd_reaction(al, &a, al->lam, al->K);
+            aw.w = wt;
+            if (al->o.fd_tangent) fd_reaction(al, &a, wt, al->K);
             else al->m->constraints_dz_tw_dz(&aw, al->K, al->work);
             for (size_t i = 0; i < nn; ++i) al->P[i] += hh * al->K[i];
         }

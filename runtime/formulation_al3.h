@@ -36,6 +36,9 @@ typedef struct {
     int approx_tangent;  /* 1: seeds/003.md eq. (20) instead of the exact tangent (0) */
     int fd_tangent;      /* 1: the exact tangent's derivatives by central differences of the generated
                           * inverse_dynamics and constraints_dz (2 calls per column; for benchmarks) */
+    int penalty;         /* 1: the pure penalty formulation of seeds/003.md eq. (14), M zdd + Phi_z' alpha Phi = Q:
+                          * no multipliers (lambda = 0 throughout), so Phi is left at about |lambda| / alpha and
+                          * Newton stops on the correction alone; the projections as in al3 */
 } mb_al3_options;
 
 void mb_al3_options_default(mb_al3_options *o);

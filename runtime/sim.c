@@ -78,10 +78,10 @@ const char *mb_integrator_name(mb_integrator i) {
     return (unsigned)i < 3 ? integrator_names[i] : "unknown";
 }
 
-static const char *const formulation_names[] = {"tree", "matrix_r", "al3", "baumgarte"};
+static const char *const formulation_names[] = {"tree", "matrix_r", "al3", "baumgarte", "penalty"};
 
 int mb_formulation_parse(const char *name, mb_formulation *out) {
-    for (int i = 0; i < 4; ++i)
+    for (int i = 0; i < 5; ++i)
         if (name && strcmp(name, formulation_names[i]) == 0) {
             *out = (mb_formulation)i;
             return MB_OK;
@@ -90,7 +90,7 @@ int mb_formulation_parse(const char *name, mb_formulation *out) {
 }
 
 const char *mb_formulation_name(mb_formulation f) {
-    return (unsigned)f < 4 ? formulation_names[f] : "unknown";
+    return (unsigned)f < 5 ? formulation_names[f] : "unknown";
 }
 
 /* ---- the system as each integrator sees it ---- */
@@ -225,7 +225,7 @@ mb_sim *mb_sim_create(const mb_model *m, const mb_sim_options *o, char *err, siz
         mb_fail(err, errlen, MB_ERR_ARG, "mb_sim_create: unknown integrator %d", (int)o->integrator);
         return NULL;
     }
-    if ((unsigned)o->formulation > MB_FORMULATION_BAUMGARTE) {
+    if ((unsigned)o->formulation > MB_FORMULATION_PENALTY) {
         mb_fail(err, errlen, MB_ERR_ARG, "mb_sim_create: unknown formulation %d", (int)o->formulation);
         return NULL;
     }
@@ -241,9 +241,11 @@ mb_sim *mb_sim_create(const mb_model *m, const mb_sim_options *o, char *err, siz
         return NULL;
     }
     mb_sim_options oal;
-    if (o->formulation == MB_FORMULATION_AL3 && o->integrator != MB_INTEGRATOR_TRAPEZOIDAL) {
+    if ((o->formulation == MB_FORMULATION_AL3 || o->formulation == MB_FORMULATION_PENALTY) &&
+        (o->integrator != MB_INTEGRATOR_TRAPEZOIDAL || o->al3.penalty != (o->formulation == MB_FORMULATION_PENALTY))) {
         oal = *o;
-        oal.integrator = MB_INTEGRATOR_TRAPEZOIDAL; /* al3 is its own trapezoidal rule */
+        oal.integrator = MB_INTEGRATOR_TRAPEZOIDAL; /* al3 (and penalty) is its own trapezoidal rule */
+        oal.al3.penalty = o->formulation == MB_FORMULATION_PENALTY;
         o = &oal;
     }
     if (o->integrator != MB_INTEGRATOR_DOPRI5 && (!(o->step > 0) || !isfinite(o->step))) {
@@ -297,7 +299,7 @@ mb_sim *mb_sim_create(const mb_model *m, const mb_sim_options *o, char *err, siz
     } else if (o->formulation == MB_FORMULATION_BAUMGARTE) {
         if (!(s->bg = mb_bg_create(m, o->baumgarte_a, o->baumgarte_b, &o->kin, err, errlen))) goto fail;
         if (mb_kin_prefer(mb_bg_kin(s->bg), m->zd0)) goto nomem;
-    } else if (o->formulation == MB_FORMULATION_AL3) {
+    } else if (o->formulation == MB_FORMULATION_AL3 || o->formulation == MB_FORMULATION_PENALTY) {
         if (!(s->al3 = mb_al3_create(m, &o->al3, &o->kin, err, errlen))) goto fail;
         if (mb_kin_prefer(mb_al3_kin(s->al3), m->zd0)) goto nomem;
         if (restart(s)) {

@@ -32,8 +32,11 @@ typedef enum { MB_INTEGRATOR_RK4, MB_INTEGRATOR_DOPRI5, MB_INTEGRATOR_TRAPEZOIDA
  * (rk4, dopri5, or the trapezoidal rule on the independent coordinates, matrix_r_reduced.h, which needs the
  * constraints' z and zd derivatives); al3: closed loops by the index-3 augmented Lagrangian, always with its
  * own trapezoidal rule (the integrator option is set to trapezoidal); baumgarte: closed loops by multipliers with
- * Baumgarte's stabilisation on the full state, nothing projected (formulation_baumgarte.h; rk4, dopri5). */
-typedef enum { MB_FORMULATION_TREE, MB_FORMULATION_MATRIX_R, MB_FORMULATION_AL3, MB_FORMULATION_BAUMGARTE } mb_formulation;
+ * Baumgarte's stabilisation on the full state, nothing projected (formulation_baumgarte.h; rk4, dopri5); penalty:
+ * al3 without its multipliers, the pure penalty of seeds/003.md eq. (14) (mb_al3_options.penalty). */
+typedef enum {
+    MB_FORMULATION_TREE, MB_FORMULATION_MATRIX_R, MB_FORMULATION_AL3, MB_FORMULATION_BAUMGARTE, MB_FORMULATION_PENALTY
+} mb_formulation;
 
 typedef struct {
     mb_integrator integrator;
@@ -62,7 +65,7 @@ void mb_sim_options_default(mb_sim_options *o, const mb_model *m);
 /* "rk4", "dopri5", "trapezoidal" -> *out; MB_ERR_ARG for another name. */
 int mb_integrator_parse(const char *name, mb_integrator *out);
 const char *mb_integrator_name(mb_integrator i);
-/* "tree", "matrix_r", "al3", "baumgarte" -> *out; MB_ERR_ARG for another name. */
+/* "tree", "matrix_r", "al3", "baumgarte", "penalty" -> *out; MB_ERR_ARG for another name. */
 int mb_formulation_parse(const char *name, mb_formulation *out);
 const char *mb_formulation_name(mb_formulation f);
 

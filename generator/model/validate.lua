@@ -314,7 +314,7 @@ function M.check(model)
   for _, f in ipairs { "t_end", "step", "tolerance" } do
     if s[f] and s[f] <= 0 then errors.raise(file, s.line, "simulate", string.format('field "%s" must be positive', f)) end
   end
-  for field, names in pairs { integrator = { "dopri5", "rk4", "trapezoidal" }, formulation = { "al3", "baumgarte", "matrix_r", "tree" } } do
+  for field, names in pairs { integrator = { "dopri5", "rk4", "trapezoidal" }, formulation = { "al3", "baumgarte", "matrix_r", "penalty", "tree" } } do
     local v, known = s[field], false
     for _, n in ipairs(names) do known = known or v == n end
     if v and not known then

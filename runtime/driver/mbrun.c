@@ -41,12 +41,13 @@ static void usage(FILE *f, const char *prog) {
             "  --t-end T             simulated time (default from the model's simulate element)\n"
             "  --step H              fixed step of rk4 and trapezoidal\n"
             "  --integrator I        rk4 | dopri5 | trapezoidal\n"
-            "  --formulation F       tree | matrix_r | al3 | baumgarte (default: the model's, else tree for open\n"
-            "                        trees, matrix_r for closed loops; al3 always steps with the trapezoidal rule;\n"
-            "                        baumgarte: multipliers and Baumgarte's stabilisation, rk4 or dopri5)\n"
+            "  --formulation F       tree | matrix_r | al3 | baumgarte | penalty (default: the model's, else tree for\n"
+            "                        open trees, matrix_r for closed loops; al3 and penalty (al3 without its\n"
+            "                        multipliers) always step with the trapezoidal rule; baumgarte: multipliers and\n"
+            "                        Baumgarte's stabilisation, rk4 or dopri5)\n"
             "  --baumgarte-a A       baumgarte: damping of the constraint drift, 1/s (default 10)\n"
             "  --baumgarte-b B       baumgarte: stiffness of the constraint drift, 1/s (default 10)\n"
-            "  --alpha A             al3: penalty (default automatic, 1e5 relative to M and h)\n"
+            "  --alpha A             al3, penalty: penalty (default automatic, 1e5 relative to M and h)\n"
             "  --tolerance TOL       dopri5 relative and absolute tolerance\n"
             "  --max-steps N         steps allowed per output interval\n"
             "  --newton-tol TOL      trapezoidal, al3: Newton tolerance on the correction\n"
@@ -237,7 +238,8 @@ static int parse_args(int argc, char **argv, run_args *a) {
             }
         } else if (!strcmp(opt, "--formulation")) {
             if (mb_formulation_parse(val, &a->o.formulation)) {
-                fprintf(stderr, "mbrun: unknown formulation '%s' (choose tree, matrix_r, al3 or baumgarte)\n", val);
+                fprintf(stderr, "mbrun: unknown formulation '%s' (choose tree, matrix_r, al3, baumgarte or penalty)\n",
+                        val);
                 return 2;
             }
         } else if (!strcmp(opt, "--alpha")) {
