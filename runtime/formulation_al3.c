@@ -22,6 +22,7 @@ struct mb_al3 {
     double *J;                          /* nc x nz */
     double *fz, *fr1, *fr2, *fJ1, *fJ2; /* fd_tangent only: a perturbed copy (nz), two residuals, two Phi_z */
     double *M, *P, *T, *K;              /* nz x nz */
+    double *Jp;                         /* nz x nz: h/2 dr/dzd + h²/4 (dr/dz + curvature), kept jacobian_reuse iterations */
     mb_linalg *lu;                      /* nz x nz, holds T's pivots */
     mb_linalg *ls;                      /* Phi_z' (nz x nc) least squares at the start */
     mb_mr *mr;                          /* start-up: assembly and the consistent zdd */
@@ -37,14 +38,15 @@ void mb_al3_options_default(mb_al3_options *o) {
     o->approx_tangent = 0;
     o->fd_tangent = 0;
     o->penalty = 0;
+    o->jacobian_reuse = 1;
 }
 
 void mb_al3_free(mb_al3 *al) {
     if (!al) return;
     double **bufs[] = {&al->zn, &al->zdn, &al->zddn, &al->z, &al->zd, &al->zdd, &al->zdh, &al->zddh,
                        &al->r, &al->f, &al->dz, &al->zero, &al->tmp, &al->phi, &al->w, &al->lam,
-                       &al->lamn, &al->lamp, &al->vec, &al->J, &al->M, &al->P, &al->T, &al->K, &al->fz, &al->fr1, &al->fr2,
-                       &al->fJ1, &al->fJ2, &al->work};
+                       &al->lamn, &al->lamp, &al->vec, &al->J, &al->M, &al->P, &al->T, &al->K, &al->Jp, &al->fz,
+                       &al->fr1, &al->fr2, &al->fJ1, &al->fJ2, &al->work};
     for (size_t i = 0; i < sizeof bufs / sizeof *bufs; ++i) free(*bufs[i]);
     mb_linalg_free(al->lu);
     mb_linalg_free(al->ls);
@@ -80,8 +82,10 @@ mb_al3 *mb_al3_create(const mb_model *m, const mb_al3_options *o, const mb_kin_o
                 mname(m));
         return NULL;
     }
-    if (!(o->newton_tol > 0) || !(o->phi_tol > 0) || o->max_iter < 1 || !(o->alpha_rel > 0) || !isfinite(o->alpha)) {
-        mb_fail(err, errlen, MB_ERR_ARG, "al3: options need newton_tol > 0, phi_tol > 0, max_iter >= 1, alpha_rel > 0");
+    if (!(o->newton_tol > 0) || !(o->phi_tol > 0) || o->max_iter < 1 || !(o->alpha_rel > 0) || !isfinite(o->alpha) ||
+        o->jacobian_reuse < 1) {
+        mb_fail(err, errlen, MB_ERR_ARG, "al3: options need newton_tol > 0, phi_tol > 0, max_iter >= 1, alpha_rel > 0, "
+                "jacobian_reuse >= 1");
         return NULL;
     }
     mb_al3 *al = calloc(1, sizeof *al);
@@ -104,7 +108,7 @@ mb_al3 *mb_al3_create(const mb_model *m, const mb_al3_options *o, const mb_kin_o
         if (!(*vc[i] = calloc(c, sizeof(double)))) goto nomem;
     if (!(al->J = calloc(c * n, sizeof(double)))) goto nomem;
     if (!(al->work = mb_work_alloc(m))) goto nomem;
-    double **mm[] = {&al->M, &al->P, &al->T, &al->K};
+    double **mm[] = {&al->M, &al->P, &al->T, &al->K, &al->Jp};
     for (size_t i = 0; i < sizeof mm / sizeof *mm; ++i)
         if (!(*mm[i] = calloc(n * n, sizeof(double)))) goto nomem;
     if (o->fd_tangent) {
@@ -255,7 +259,7 @@ int mb_al3_reset(mb_al3 *al, double t, const double *z, const double *zd, const 
     int ldb = n > nc ? n : nc, rank = 0;
     for (int j = 0; j < ldb; ++j) al->tmp[j] = j < n ? -al->r[j] : 0;
     if ((rc = mb_lstsq(al->ls, n, nc, 1, al->K, al->tmp, 1e-9, &rank, err, errlen))) return rc;
-    if (!al->o.penalty) memcpy(al->lamn, al->tmp, (size_t)nc * sizeof(double));
+    memcpy(al->lamn, al->tmp, (size_t)nc * sizeof(double));
     if (al->o.alpha > 0) {
         al->alpha = al->o.alpha;
     } else {
@@ -311,7 +315,7 @@ static int step(mb_al3 *al, double h, const double *u, const double *p, mb_stats
         for (int i = 0; i < nc; ++i) {
             phimax = fmax(phimax, fabs(al->phi[i]));
             if (it > 0 && !al->o.penalty) al->lam[i] += alpha * al->phi[i];
-            al->w[i] = al->lam[i] + alpha * al->phi[i];
+            al->w[i] = (al->o.penalty ? 0 : al->lam[i]) + alpha * al->phi[i];
         }
         /* Converged: the last correction was small and the constraints hold (the pure penalty leaves Phi at the
          * size the penalty allows: the correction alone); the tangent factored last serves the projections. */
@@ -319,36 +323,41 @@ static int step(mb_al3 *al, double h, const double *u, const double *p, mb_stats
         /* f = h²/4 (r + Phi_z' w) */
         memcpy(al->f, al->r, (size_t)n * sizeof(double));
         add_At_x(nc, n, al->J, al->w, 1, al->f);
-        /* P = M + h/2 dr/dzd + h²/4 dr/dz (approximate: dr/dz at zdd = 0). */
-        if (al->o.fd_tangent) fd_residual(al, &a, 1, al->K);
-        else al->m->inverse_dynamics_dzd(&a, al->K, al->work);
-        for (size_t i = 0; i < nn; ++i) al->P[i] = al->M[i] + h / 2 * al->K[i];
-        mb_args az = a;
-        if (al->o.approx_tangent) az.zdd = al->zero;
-        if (al->o.fd_tangent) fd_residual(al, &az, 0, al->K);
-        else al->m->inverse_dynamics_dz(&az, al->K, al->work);
-        for (size_t i = 0; i < nn; ++i) al->P[i] += hh * al->K[i];
-        /* The curvature term joins P too: the projections must differ from T only by the penalty
-         * term h²/4 alpha Phi_z'Phi_z, or they shift the velocities off the constraint directions
-         * (an O(h²) drift per step, first-order energy loss).
-         * It is weighted by the multiplier estimate lambda, not by w = lambda + alpha Phi(z): the
-         * penalty force alpha Phi(z) of the current iterate is what this very step removes (Phi drops
-         * by about alpha_rel per iteration), so its curvature is not there at the solution, where
-         * Phi = 0 and both weights agree. This is Newton's tangent for w carried as an unknown next to
-         * z (the primal-dual form of the penalty equations, Nocedal & Wright §17.1); weighting by w
-         * instead made the first iteration's tangent wrong by the predictor's alpha Phi, several times
-         * lambda at alpha_rel 1e3 and 1e5 times lambda at 1e7, and the exact tangent took up to 7 % (at
-         * 1e3) and 50 % (at 1e7) more iterations than eq. (20), which leaves the curvature out. */
-        if (nc > 0 && !al->o.approx_tangent) {
-            /* Without multipliers (penalty) the reaction is the penalty force itself, w = alpha Phi: its curvature is
-             * what Newton's tangent of eq. (17) holds. */
-            const double *wt = al->o.penalty ? al->w : al->lam;
-            mb_args aw = a;
-            aw.w = wt;
-            if (al->o.fd_tangent) fd_reaction(al, &a, wt, al->K);
-            else al->m->constraints_dz_tw_dz(&aw, al->K, al->work);
-            for (size_t i = 0; i < nn; ++i) al->P[i] += hh * al->K[i];
+        /* P = M + Jp, Jp = h/2 dr/dzd + h²/4 dr/dz (approximate: dr/dz at zdd = 0) and the curvature: the
+         * derivatives, the dearest part, are evaluated every jacobian_reuse iterations (seeds/003.md §1.10: 3), M and
+         * the penalty term at every one, and T is factored at every one. */
+        if (it % al->o.jacobian_reuse == 0) {
+            if (al->o.fd_tangent) fd_residual(al, &a, 1, al->K);
+            else al->m->inverse_dynamics_dzd(&a, al->K, al->work);
+            for (size_t i = 0; i < nn; ++i) al->Jp[i] = h / 2 * al->K[i];
+            mb_args az = a;
+            if (al->o.approx_tangent) az.zdd = al->zero;
+            if (al->o.fd_tangent) fd_residual(al, &az, 0, al->K);
+            else al->m->inverse_dynamics_dz(&az, al->K, al->work);
+            for (size_t i = 0; i < nn; ++i) al->Jp[i] += hh * al->K[i];
+            /* The curvature term joins P too: the projections must differ from T only by the penalty
+             * term h²/4 alpha Phi_z'Phi_z, or they shift the velocities off the constraint directions
+             * (an O(h²) drift per step, first-order energy loss).
+             * It is weighted by the multiplier estimate lambda, not by w = lambda + alpha Phi(z): the
+             * penalty force alpha Phi(z) of the current iterate is what this very step removes (Phi drops
+             * by about alpha_rel per iteration), so its curvature is not there at the solution, where
+             * Phi = 0 and both weights agree. This is Newton's tangent for w carried as an unknown next to
+             * z (the primal-dual form of the penalty equations, Nocedal & Wright §17.1); weighting by w
+             * instead made the first iteration's tangent wrong by the predictor's alpha Phi, several times
+             * lambda at alpha_rel 1e3 and 1e5 times lambda at 1e7, and the exact tangent took up to 7 % (at
+             * 1e3) and 50 % (at 1e7) more iterations than eq. (20), which leaves the curvature out. */
+            if (nc > 0 && !al->o.approx_tangent) {
+                /* The pure penalty (no multipliers in its force) weights it the same way: its estimate lam is the
+                 * converged penalty forces of the last steps, extrapolated, which the iterate's alpha Phi tends to. */
+                mb_args aw = a;
+                aw.w = al->lam;
+                if (al->o.fd_tangent) fd_reaction(al, &a, al->lam, al->K);
+                else al->m->constraints_dz_tw_dz(&aw, al->K, al->work);
+                for (size_t i = 0; i < nn; ++i) al->Jp[i] += hh * al->K[i];
+            }
+            if (st) st->deriv_evals++;
         }
+        for (size_t i = 0; i < nn; ++i) al->P[i] = al->M[i] + al->Jp[i];
         memcpy(al->T, al->P, nn * sizeof(double));
         if (nc > 0) {
             for (int j = 0; j < n; ++j)
@@ -405,7 +414,8 @@ static int step(mb_al3 *al, double h, const double *u, const double *p, mb_stats
     memcpy(al->zddn, al->zdd, (size_t)n * sizeof(double));
     if (nc > 0) {
         memcpy(al->lamp, al->lamn, (size_t)nc * sizeof(double));
-        memcpy(al->lamn, al->lam, (size_t)nc * sizeof(double));
+        /* The pure penalty's multipliers are its converged penalty forces. */
+        memcpy(al->lamn, al->o.penalty ? al->w : al->lam, (size_t)nc * sizeof(double));
     }
     al->hp = h;
     al->t = t;

@@ -36,9 +36,13 @@ typedef struct {
     int approx_tangent;  /* 1: seeds/003.md eq. (20) instead of the exact tangent (0) */
     int fd_tangent;      /* 1: the exact tangent's derivatives by central differences of the generated
                           * inverse_dynamics and constraints_dz (2 calls per column; for benchmarks) */
+    int jacobian_reuse;  /* the derivatives dr/dz, dr/dzd and the curvature evaluated every this many Newton
+                          * iterations (1; seeds/003.md §1.10 uses 3); M, the penalty term and T's factorization
+                          * at every iteration, the last factorization serving the projections */
     int penalty;         /* 1: the pure penalty formulation of seeds/003.md eq. (14), M zdd + Phi_z' alpha Phi = Q:
-                          * no multipliers (lambda = 0 throughout), so Phi is left at about |lambda| / alpha and
-                          * Newton stops on the correction alone; the projections as in al3 */
+                          * no multipliers in the force (no update), so Phi is left at about |lambda| / alpha and
+                          * Newton stops on the correction alone; the projections as in al3; mb_al3_lambda gives
+                          * the converged penalty forces alpha Phi, which also weight the tangent's curvature */
 } mb_al3_options;
 
 void mb_al3_options_default(mb_al3_options *o);

@@ -15,6 +15,7 @@ typedef struct {
     long rejected;      /* steps rejected by the error control (dopri5) */
     long newton_iters;  /* Newton iterations (trapezoidal) */
     long jac_evals;     /* tangent matrices built and factored (trapezoidal) */
+    long deriv_evals;   /* evaluations of the residual's derivatives for a tangent (al3, penalty) */
 } mb_stats;
 
 /* First-order system y' = f(t, y) of size n (rk4, dopri5). Returns an

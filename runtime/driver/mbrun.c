@@ -48,6 +48,10 @@ static void usage(FILE *f, const char *prog) {
             "  --baumgarte-a A       baumgarte: damping of the constraint drift, 1/s (default 10)\n"
             "  --baumgarte-b B       baumgarte: stiffness of the constraint drift, 1/s (default 10)\n"
             "  --alpha A             al3, penalty: penalty (default automatic, 1e5 relative to M and h)\n"
+            "  --jacobian-reuse K    al3, penalty: the residual's derivatives evaluated every K Newton iterations\n"
+            "                        (default 1; M, the penalty term and the factorization at every iteration)\n"
+            "  --jacobian J          al3, penalty: the tangent's derivatives analytic (generated; default) or fd\n"
+            "                        (central differences of the generated residual and Phi_z)\n"
             "  --tolerance TOL       dopri5 relative and absolute tolerance\n"
             "  --max-steps N         steps allowed per output interval\n"
             "  --newton-tol TOL      trapezoidal, al3: Newton tolerance on the correction\n"
@@ -161,7 +165,8 @@ static int parse_num(const char *opt, const char *s, double *out) {
 static int takes_value(const char *opt) {
     static const char *const names[] = {"--t-end", "--step", "--integrator", "--formulation", "--alpha", "--tolerance", "--max-steps",
                                         "--newton-tol", "--newton-max-iter", "--out", "--output-step", "--set", "--drift-tol",
-                                        "--rod-inertia", "--baumgarte-a", "--baumgarte-b"};
+                                        "--rod-inertia", "--baumgarte-a", "--baumgarte-b", "--jacobian-reuse",
+                                        "--jacobian"};
     for (size_t i = 0; i < sizeof names / sizeof *names; ++i)
         if (!strcmp(opt, names[i])) return 1;
     return 0;
@@ -231,6 +236,19 @@ static int parse_args(int argc, char **argv, run_args *a) {
             }
             if (!strcmp(opt, "--baumgarte-a")) a->o.baumgarte_a = v;
             else a->o.baumgarte_b = v;
+        } else if (!strcmp(opt, "--jacobian-reuse")) {
+            if (parse_num(opt, val, &v)) return 2;
+            if (!(v >= 1) || v != floor(v) || v > 1000) {
+                fprintf(stderr, "mbrun: --jacobian-reuse must be a whole number from 1 to 1000 (got %g)\n", v);
+                return 2;
+            }
+            a->o.al3.jacobian_reuse = (int)v;
+        } else if (!strcmp(opt, "--jacobian")) {
+            if (strcmp(val, "analytic") && strcmp(val, "fd")) {
+                fprintf(stderr, "mbrun: --jacobian takes analytic or fd (got '%s')\n", val);
+                return 2;
+            }
+            a->o.al3.fd_tangent = !strcmp(val, "fd");
         } else if (!strcmp(opt, "--rod-inertia")) {
             if (mb_rod_mode_parse(val, &a->o.rod_mode)) {
                 fprintf(stderr, "mbrun: unknown rod inertia '%s' (choose exact, point, linear or quadratic)\n", val);
@@ -597,8 +615,12 @@ static int run(const run_args *a) {
             else
                 printf("constraint violation: %s\n", mb_sim_errmsg(s));
         }
-        printf("steps %ld, function evaluations %ld, rejected %ld, Newton iterations %ld, Jacobian evaluations %ld\n",
+        printf("steps %ld, function evaluations %ld, rejected %ld, Newton iterations %ld, Jacobian evaluations %ld",
                st.steps, st.rhs_evals, st.rejected, st.newton_iters, st.jac_evals);
+        if (st.deriv_evals > 0)
+            printf(" (their derivatives evaluated %ld times: every %d iterations, %s)", st.deriv_evals,
+                   o->al3.jacobian_reuse, o->al3.fd_tangent ? "central differences" : "analytic");
+        printf("\n");
         if (m->nc > 0) {
             int rows[8], cols[8], nb = mb_sim_blocks(s, rows, cols, 8);
             printf("dependent block of Phi_z: %ld factorizations (%.3g per function evaluation)",
