@@ -13,16 +13,19 @@ local ROBOTS = {
   { name = "talos", label = "**talos (humanoid, floating)**", urdf = "../shared/robots/talos.dyn.urdf", floating = true },
 }
 
--- cases(H, R, dir) -> { { label, model, file } }: each robot imported into dir/NAME.lua. R: the repository with a
--- trailing slash; who: the benchmark's name for messages.
-function M.cases(H, R, dir, who)
+-- cases(H, R, dir, who, fixed_only) -> { { label, model, file } }: each robot imported into dir/NAME.lua. R: the
+-- repository with a trailing slash; who: the benchmark's name for messages; fixed_only: leave out the floating ones
+-- (MuJoCo refuses the massless bodies of a free joint expanded into six, as tests/lib/mjcf_export.lua writes it).
+function M.cases(H, R, dir, who, fixed_only)
   local by = {}
   for _, r in ipairs(ROBOTS) do by[r.name] = r end
   local out = {}
   for name in (os.getenv("BENCH_ROBOTS") or "ur5 panda solo12 go2 talos"):gmatch("%S+") do
     local rb = by[name]
     if not rb then io.stderr:write(who .. ": unknown robot " .. name .. " in BENCH_ROBOTS\n"); os.exit(1) end
-    if H.read(R .. rb.urdf) then
+    if fixed_only and rb.floating then
+      io.stderr:write(who .. ": " .. name .. " floats: left out\n")
+    elseif H.read(R .. rb.urdf) then
       local path = R .. rb.urdf
       local robot = require("urdf.robot").read(require("urdf.xml").parse(H.read(path), path), path,
         { floating_base = rb.floating })

@@ -25,7 +25,7 @@ H.mkdir(root .. "tests/bench/results")
 local cases = {}
 for _, n in ipairs(sizes) do cases[#cases + 1] = { label = "chain N=" .. n, model = "chain", set = { N = n }, name = "chain" .. n } end
 cases[#cases + 1] = { label = "tree (7 bodies)", model = "tree", set = {}, name = "tree7" }
-for _, c in ipairs(require("bench_robots").cases(H, root, tmp, "peers_mujoco")) do
+for _, c in ipairs(require("bench_robots").cases(H, root, tmp, "peers_mujoco", true)) do
   c.set, c.name = {}, c.model
   cases[#cases + 1] = c
 end
@@ -96,9 +96,9 @@ local text = "# mbgen against MuJoCo 2.2.2 (libmujoco-dev)\n\nMachine: " .. cpu 
   "mj_fullM; inverse dynamics = mj_kinematics + mj_comPos + mj_comVel + mj_rne; forward dynamics = mj_forward with " ..
   "contacts, constraints and passive forces disabled; derivatives = mjd_transitionFD (centred differences of one RK4 " ..
   "step, 2nv x 2nv) against mbgen's analytic forward_dynamics_dz + _dzd (nv x 2nv): related, not the same matrix. " ..
-  "tests/peer_mujoco.t checks that both compute the same M and inverse dynamics (1e-15). The robots are imported from " ..
-  "models/robots (Talos from ../shared/robots) and given to MuJoCo as the same tree in MJCF (tests/lib/mjcf_export.lua: " ..
-  "a floating base is 3 slides and 3 hinges, as mbgen expands it, not MuJoCo's quaternion free joint); " ..
+  "tests/peer_mujoco.t checks that both compute the same M and inverse dynamics (1e-15). The robots are the fixed-base " ..
+  "arms of models/robots, imported and given to MuJoCo as the same tree in MJCF (tests/lib/mjcf_export.lua; the " ..
+  "floating robots' free joint, expanded into six with massless bodies between, is refused by MuJoCo's compiler); " ..
   "tests/urdf_import.t checks the imports against MuJoCo reading the URDF itself.\n\n" .. table.concat(L, "\n") .. "\n" ..
   "\n## Instructions per call (valgrind --tool=callgrind)\n\nDeterministic counts of the same calls (mean of a few calls " ..
   "after a warm-up, tests/bench/bench_time.h); ratio > 1: mbgen executes fewer instructions. Raw numbers: peers_mujoco.tsv.\n\n" ..
