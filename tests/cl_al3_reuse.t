@@ -12,18 +12,12 @@ H.mkdir(TMP)
 local function run(model, args)
   local csv = TMP .. "/run.csv"
   os.remove(csv)
-  local ok, out = H.sh(string.format("cd '%s' && lua5.4 generator/mbgen run -q models/%s.lua --t-end 1 %s --out '%s'",
-    H.root, model, args, csv))
-  local z = {}
-  for k, v in pairs(H.csv_last(csv)) do if k:match("^z%.") then z[k] = v end end
+  local ok, out = H.mbgen(string.format("run -q models/%s.lua --t-end 1 %s --out '%s'", model, args, csv), TMP)
+  local z = H.csv_z(csv)
   local it, jac, der = out:match("Newton iterations (%d+), Jacobian evaluations (%d+) %(their derivatives evaluated (%d+) times")
   return ok, out, z, tonumber(it), tonumber(jac), tonumber(der)
 end
-local function diff(a, b)
-  local e = 0
-  for k, v in pairs(a) do e = math.max(e, math.abs(v - (b[k] or math.huge))) end
-  return e
-end
+local diff = H.max_diff
 
 local refs = {}
 for _, c in ipairs { { "fourbar_spatial", "al3" }, { "quick_return", "al3" }, { "quick_return", "penalty" } } do

@@ -10,17 +10,10 @@ H.mkdir(TMP)
 local function run(model, args)
   local csv = TMP .. "/run.csv"
   os.remove(csv)
-  local ok, out = H.sh(string.format("cd '%s' && lua5.4 generator/mbgen run -q models/%s.lua --t-end 1 --step 1e-3 %s --out '%s'",
-    H.root, model, args, csv))
-  local z = {}
-  for k, v in pairs(H.csv_last(csv)) do if k:match("^z%.") then z[k] = v end end
-  return ok, out, z
+  local ok, out = H.mbgen(string.format("run -q models/%s.lua --t-end 1 --step 1e-3 %s --out '%s'", model, args, csv), TMP)
+  return ok, out, H.csv_z(csv)
 end
-local function diff(a, b)
-  local e = 0
-  for k, v in pairs(a) do e = math.max(e, math.abs(v - (b[k] or math.huge))) end
-  return e
-end
+local diff = H.max_diff
 local function violation(out) return tonumber(out:match("constraint violation at t = %S+: position (%S+),")) end
 
 for _, m in ipairs { "quick_return", "slider_crank", "fourbar_spatial" } do

@@ -7,13 +7,7 @@ local tap = require "tap"
 local TMP = H.root .. "build/tmp/rod_modes"
 H.mkdir(TMP)
 local function q(s) return "'" .. tostring(s):gsub("'", "'\\''") .. "'" end
-local function mbgen(args)
-  local err = TMP .. "/stderr.txt"
-  local p = io.popen(string.format("cd %s && lua5.4 generator/mbgen %s 2>%s", q(H.root), args, q(err)))
-  local out = p:read("a")
-  local ok, _, code = p:close()
-  return ok, out, H.read(err) or "", code
-end
+local function mbgen(args) return H.mbgen(args, TMP) end
 local MODES = { "point", "linear", "quadratic" }
 
 -- The final coordinates of a run of a built driver (mbrun) with the given options.
@@ -21,16 +15,9 @@ local function final(exe, args)
   local csv = TMP .. "/run.csv"
   os.remove(csv)
   local ok, out = H.sh(string.format("%s --quiet --allow-drift --out %s %s", q(exe), q(csv), args))
-  local row = H.csv_last(csv)
-  local z = {}
-  for k, v in pairs(row) do if k:match("^z%.") then z[k] = v end end
-  return z, ok, out
+  return H.csv_z(csv), ok, out
 end
-local function diff(a, b)
-  local e = 0
-  for k, v in pairs(a) do e = math.max(e, math.abs(v - (b[k] or math.huge))) end
-  return e
-end
+local diff = H.max_diff
 -- The driver mbgen run built for a model (its build folder, from the summary's model line).
 local function driver(model, set)
   local ok, out, err = mbgen(string.format("run %s -q --t-end 0.001%s", q(model), set and (" --set " .. set) or ""))

@@ -12,14 +12,7 @@ local vec3 = require "model.vec3"
 local TMP = H.root .. "build/tmp/urdf_import"
 H.mkdir(TMP)
 local function q(s) return "'" .. tostring(s):gsub("'", "'\\''") .. "'" end
--- mbgen from the root: success, stdout, stderr, exit status.
-local function mbgen(args)
-  local err = TMP .. "/stderr.txt"
-  local p = io.popen(string.format("cd %s && lua5.4 generator/mbgen %s 2>%s", q(H.root), args, q(err)))
-  local out = p:read("a")
-  local ok, _, code = p:close()
-  return ok, out, H.read(err) or "", code
-end
+local function mbgen(args) return H.mbgen(args, TMP) end
 local function read_robot(path, opts)
   return robot.read(xml.parse(H.read(path), path), path, opts)
 end

@@ -103,12 +103,17 @@ local function note_ignored(robot, el, where)
   n.lines[#n.lines + 1] = el.line
 end
 
+-- The name of a <link> or <joint> (required), its label for messages and a reader of its attributes.
+local function named(robot, el)
+  local name = el.attrs.name
+  if not name or name == "" then errors.raise(robot.file, el.line, "<" .. el.tag .. ">", "a " .. el.tag .. " needs a name") end
+  local label = string.format('%s "%s"', el.tag, name)
+  return name, label, reader(robot.file, label)
+end
+
 local function read_link(robot, el)
   local file = robot.file
-  local name = el.attrs.name
-  if not name or name == "" then errors.raise(file, el.line, "<link>", "a link needs a name") end
-  local label = string.format('link "%s"', name)
-  local r = reader(file, label)
+  local name, label, r = named(robot, el)
   local link = { name = name, id = M.identifier(name), line = el.line, mass = 0, mass_text = "0", has_inertial = false }
   for _, c in ipairs(el.children) do
     if c.tag ~= "inertial" then note_ignored(robot, c, "link ") end
@@ -140,10 +145,7 @@ end
 
 local function read_joint(robot, el)
   local file = robot.file
-  local name = el.attrs.name
-  if not name or name == "" then errors.raise(file, el.line, "<joint>", "a joint needs a name") end
-  local label = string.format('joint "%s"', name)
-  local r = reader(file, label)
+  local name, label, r = named(robot, el)
   local jtype = el.attrs.type
   if not jtype then r.bad(el.line, "needs a type (" .. KIND_LIST .. ")") end
   if not M.JOINT_KINDS[jtype] then

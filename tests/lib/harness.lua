@@ -37,6 +37,27 @@ function H.read(path)
   return s
 end
 
+-- `mbgen ARGS` from the root: success, stdout, stderr (through a file in dir) and the exit status.
+function H.mbgen(args, dir)
+  local err = dir .. "/stderr.txt"
+  local p = io.popen(string.format("cd '%s' && lua5.4 generator/mbgen %s 2>'%s'", H.root, args, err))
+  local out = p:read("a")
+  local ok, _, code = p:close()
+  return ok, out, H.read(err) or "", code
+end
+
+-- The coordinates { ["z.NAME"] = value } of an mbrun CSV's last row, and the largest difference of two such tables.
+function H.csv_z(path)
+  local z = {}
+  for k, v in pairs(H.csv_last(path)) do if k:match("^z%.") then z[k] = v end end
+  return z
+end
+function H.max_diff(a, b)
+  local e = 0
+  for k, v in pairs(a) do e = math.max(e, math.abs(v - (b[k] or math.huge))) end
+  return e
+end
+
 -- The last row of an mbrun CSV as { name = value }.
 function H.csv_last(path)
   local lines = {}
