@@ -186,7 +186,8 @@ int mb_mr_accel(mb_mr *mr, double t, const double *z, const double *zd, const do
     mb_args a = {t, z, zd, NULL, u, p, NULL};
     mr->reduced = 0;
     /* The rod modes: M without the rods (or with their ends' thirds) and Q less M_rod zhat, zhat extrapolated from
-     * the history; without history yet (the first evaluation, or after a reset), this evaluation is exact. */
+     * the history; until the history holds the order's samples (the start, or after a reset) the evaluation is exact:
+     * a lower order there would leave its start-up error in the run (the quadratic mode's became O(h²)). */
     int form = MASS_FULL;
     if (mr->rod_mode != MB_ROD_EXACT) {
         if (mb_rod_history_extrapolate(&mr->hist, (int)mr->rod_mode, t, mr->zhat) >= (int)mr->rod_mode)

@@ -236,7 +236,8 @@ mb_sim *mb_sim_create(const mb_model *m, const mb_sim_options *o, char *err, siz
     }
     if (o->formulation == MB_FORMULATION_TREE && m->nc > 0) {
         mb_fail(err, errlen, MB_ERR_ARG,
-                "model %s has %d constraint equations: the tree formulation ignores them; use matrix_r or al3",
+                "model %s has %d constraint equations: the tree formulation ignores them; use matrix_r, al3, penalty or "
+                "baumgarte",
                 m->name ? m->name : "?", m->nc);
         return NULL;
     }

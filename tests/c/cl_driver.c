@@ -46,9 +46,9 @@ int main(int argc, char **argv) {
     ok(strstr(out, "formulation al3") && strstr(out, "integrator trapezoidal"), "al3 steps with the trapezoidal rule");
     ok(after("position ") < 1e-9, "al3 position violation %.3g", after("position "));
     is_int(drive("--formulation euler"), 2, "unknown formulation: exit 2");
-    ok(strstr(out, "choose tree, matrix_r or al3") != NULL, "\"%s\"", out);
+    ok(strstr(out, "choose tree, matrix_r, al3, baumgarte or penalty") != NULL, "\"%s\"", out);
     is_int(drive("--formulation tree"), 1, "tree on a closed loop: exit 1");
-    ok(strstr(out, "use matrix_r or al3") != NULL, "\"%s\"", out);
+    ok(strstr(out, "use matrix_r, al3, penalty or baumgarte") != NULL, "\"%s\"", out);
     is_int(drive("--set Lg=1.0 --t-end 0.1"), 1, "a mechanism that does not assemble: exit 1");
     ok(strstr(out, "does not assemble") != NULL, "\"%s\"", out);
     return done_testing();
