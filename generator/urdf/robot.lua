@@ -205,19 +205,17 @@ function M.read(doc, file, opts)
   if doc.tag ~= "robot" then errors.raise(file, doc.line, "<" .. doc.tag .. ">", "a URDF file holds one <robot>") end
   local robot = { name = doc.attrs.name or "robot", file = file, links = {}, joints = {}, link_by = {}, joint_by = {},
     ignored = {}, ignored_by_key = {} }
+  local kinds = { link = { read_link, robot.links, robot.link_by }, joint = { read_joint, robot.joints, robot.joint_by } }
   for _, el in ipairs(doc.children) do
-    if el.tag == "link" then
-      local l = read_link(robot, el)
-      local prev = robot.link_by[l.name]
-      if prev then errors.raise(file, l.line, 'link "' .. l.name .. '"', "defined twice (first at line " .. prev.line .. ")") end
-      robot.link_by[l.name] = l
-      robot.links[#robot.links + 1] = l
-    elseif el.tag == "joint" then
-      local j = read_joint(robot, el)
-      local prev = robot.joint_by[j.name]
-      if prev then errors.raise(file, j.line, 'joint "' .. j.name .. '"', "defined twice (first at line " .. prev.line .. ")") end
-      robot.joint_by[j.name] = j
-      robot.joints[#robot.joints + 1] = j
+    local kind = kinds[el.tag]
+    if kind then
+      local x = kind[1](robot, el)
+      local prev = kind[3][x.name]
+      if prev then
+        errors.raise(file, x.line, string.format('%s "%s"', el.tag, x.name), "defined twice (first at line " .. prev.line .. ")")
+      end
+      kind[3][x.name] = x
+      kind[2][#kind[2] + 1] = x
     else
       note_ignored(robot, el, "")
     end
