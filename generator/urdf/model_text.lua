@@ -1,5 +1,4 @@
 -- urdf/model_text.lua: writes a checked URDF robot (urdf/robot.lua) as a model file of the model language.
-local errors = require "model.errors"
 local vec3 = require "model.vec3"
 
 local M = {}
@@ -98,8 +97,9 @@ function M.write(robot, opts)
 
   local name = robot.name:gsub("[^%w_]", "_")
   if not name:match("^[%a_]") then name = "_" .. name end
-  add(string.format("-- %s.lua: the URDF robot \"%s\" (%s), written by `mbgen import`; import again rather than edit.",
-    name, robot.name, source))
+  add(string.format("-- %s.lua: the URDF robot \"%s\", written by `mbgen import` (import again rather than edit) from", name,
+    robot.name))
+  add("-- " .. source .. ".")
   add("-- Numbers are the URDF's text. Links are bodies (mass, centre of mass, inertia about it, in the link frame),")
   add("-- joints keep their names; a fixed joint is a weld (the child merged into its parent), continuous a revolute.")
   add("-- A coordinate is 0 at the pose the URDF describes. URDF has no gravity: this file assumes -z, 9.81 m/s^2.")
