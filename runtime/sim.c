@@ -79,9 +79,10 @@ const char *mb_integrator_name(mb_integrator i) {
 }
 
 static const char *const formulation_names[] = {"tree", "matrix_r", "al3", "baumgarte", "penalty"};
+#define NFORMULATIONS (int)(sizeof formulation_names / sizeof *formulation_names)
 
 int mb_formulation_parse(const char *name, mb_formulation *out) {
-    for (int i = 0; i < 5; ++i)
+    for (int i = 0; i < NFORMULATIONS; ++i)
         if (name && strcmp(name, formulation_names[i]) == 0) {
             *out = (mb_formulation)i;
             return MB_OK;
@@ -90,7 +91,7 @@ int mb_formulation_parse(const char *name, mb_formulation *out) {
 }
 
 const char *mb_formulation_name(mb_formulation f) {
-    return (unsigned)f < 5 ? formulation_names[f] : "unknown";
+    return (int)f >= 0 && (int)f < NFORMULATIONS ? formulation_names[f] : "unknown";
 }
 
 /* ---- the system as each integrator sees it ---- */
@@ -142,7 +143,6 @@ void mb_sim_free(mb_sim *s) {
     free(s);
 }
 
-/* Restarts the integrator at (t, y): evaluates the initial acceleration. */
 /* RK4's stages told to Matrix R, whose rod modes keep the first ones (rod_history.h), and to Baumgarte's form, which
  * records the violation at the first ones (accepted states). */
 static void rk4_stage(void *ctx, int stage) { mb_mr_set_stage(ctx, stage); }
@@ -153,19 +153,17 @@ long mb_sim_violation_max(const mb_sim *s, double v[2]) {
     return s->bg ? mb_bg_violation_max(s->bg, v) : 0;
 }
 
-int mb_sim_multipliers(mb_sim *s, double *lambda) {
-    if (!s->bg) return mb_fail(s->msg, sizeof s->msg, MB_ERR_ARG, "mb_sim_multipliers: only the baumgarte formulation");
-    return mb_bg_accel(s->bg, s->t, s->y, s->y + s->nz, s->u, s->p, s->f2, lambda, s->msg, sizeof s->msg);
-}
-
 void mb_sim_rod_reset(mb_sim *s) {
     if (s->mr) mb_mr_rod_reset(s->mr);
 }
 
 long mb_sim_rod_exact_evals(const mb_sim *s) { return s->mr ? mb_mr_rod_exact_evals(s->mr) : 0; }
 
+/* Restarts the integrator at (t, y): evaluates the initial acceleration. A restart (a new state, parameters or
+ * inputs, or the retry after a failed step) is a discontinuity for the rods' acceleration history too. */
 static int restart(mb_sim *s) {
     int rc = MB_OK;
+    mb_sim_rod_reset(s);
     /* Closed loops: the state the user set (or the model's start) is assembled first. */
     if (s->mr && (rc = mb_mr_project(s->mr, s->t, s->y, s->y + s->nz, s->p, s->msg, sizeof s->msg))) {
         s->need_reset = 1;
@@ -382,7 +380,6 @@ int mb_sim_set_state(mb_sim *s, double t, const double *z, const double *zd) {
         s->y[s->nz + i] = zd ? zd[i] : 0;
     }
     s->need_reset = 1;
-    mb_sim_rod_reset(s);
     return MB_OK;
 }
 
@@ -393,7 +390,6 @@ int mb_sim_set_params(mb_sim *s, const double *p) {
     if ((rc = check_finite(s, p, s->m->np, "parameter", s->m->p_names))) return rc;
     memcpy(s->p, p, (size_t)s->m->np * sizeof(double));
     s->need_reset = 1;
-    mb_sim_rod_reset(s);
     return MB_OK;
 }
 
@@ -420,7 +416,6 @@ int mb_sim_set_inputs(mb_sim *s, const double *u) {
     if ((rc = check_finite(s, u, s->m->nu, "input", s->m->u_names))) return rc;
     memcpy(s->u, u, (size_t)s->m->nu * sizeof(double));
     s->need_reset = 1;
-    mb_sim_rod_reset(s);
     return MB_OK;
 }
 

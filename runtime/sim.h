@@ -118,8 +118,8 @@ int mb_sim_power_nc(mb_sim *s, double *q_nc, double *power);
  * 0 without constraints (model->inverse_dynamics, constraints_dz, constraints_dt). */
 int mb_sim_power_constraints(mb_sim *s, double *r, double *power);
 /* Forgets the rods' acceleration history (a rod mode after a discontinuity the state does not show, e.g. a road
- * step): the next step starts exact and the extrapolation builds up again. set_state, set_params and set_inputs
- * do it themselves. Counters: rod-mode evaluations that were exact for lack of history, and resets. */
+ * step): the next step starts exact and the extrapolation builds up again. Every restart (after set_state,
+ * set_params, set_inputs, or a failed step) does it itself. Counters: rod-mode evaluations that were exact for lack of history, and resets. */
 void mb_sim_rod_reset(mb_sim *s);
 long mb_sim_rod_exact_evals(const mb_sim *s);
 /* Positions of the named points, 3 npt values (model->points). */
@@ -144,8 +144,6 @@ const char *mb_sim_reselection_note(const mb_sim *s, long i);
 /* baumgarte: the largest violations max|Phi| and max|Phi_z zd + Phi_t| over the states the run accepted (every RK4
  * step, every output time) in v, and their count; 0 for the other formulations (which keep the constraints). */
 long mb_sim_violation_max(const mb_sim *s, double v[2]);
-/* baumgarte: the multipliers (nc) at the current state, +Phi_z' lambda on the left of M zdd = Q. */
-int mb_sim_multipliers(mb_sim *s, double *lambda);
 /* Newton iterations of matrix_r's position problems so far (0 for the other formulations). */
 long mb_sim_position_iters(const mb_sim *s);
 /* Work counters since create (set_state does not reset them). */

@@ -18,7 +18,6 @@ local function massive(tree)
 end
 
 function M.any(tree) return #massive(tree) > 0 end
-M.massive = massive
 
 local function add_wrench(w, k, F, x)
   if k == 0 then return end
@@ -42,13 +41,13 @@ function M.build(tree, kin, st, part)
   for _, c in ipairs(massive(tree)) do
     local m = E.lift(D.value(tree, c.name .. "_mass", c.mass))
     local pa, pb = J.point(c.a.body, c.a.at), J.point(c.b.body, c.b.at)
-    local fa = V.sub(V.add(V.scale(m / 3, pa[3]), V.scale(m / 6, pb[3])), V.scale(m / 2, g))
-    local fb = V.sub(V.add(V.scale(m / 6, pa[3]), V.scale(m / 3, pb[3])), V.scale(m / 2, g))
-    if part == "inertia" then
+    local fa, fb
+    if part == "cross" then
+      fa, fb = V.scale(m / 6, pb[3]), V.scale(m / 6, pa[3])
+    else
       fa = V.add(V.scale(m / 3, pa[3]), V.scale(m / 6, pb[3]))
       fb = V.add(V.scale(m / 6, pa[3]), V.scale(m / 3, pb[3]))
-    elseif part == "cross" then
-      fa, fb = V.scale(m / 6, pb[3]), V.scale(m / 6, pa[3])
+      if not part then fa, fb = V.sub(fa, V.scale(m / 2, g)), V.sub(fb, V.scale(m / 2, g)) end
     end
     add_wrench(w, c.a.body, V.scale(-1, fa), pa[1])
     add_wrench(w, c.b.body, V.scale(-1, fb), pb[1])
@@ -83,7 +82,6 @@ function M.lumped_tree(tree)
       local parts = { { mass = b.mass, com = b.com, inertia = b.inertia, rotation = IDENTITY } }
       for _, p in ipairs(extra[k]) do parts[#parts + 1] = p end
       nb.mass, nb.com, nb.inertia = topology.combine(parts)
-      nb.aux = false
     end
     t.bodies[k] = nb
   end
