@@ -263,6 +263,9 @@ for i, b in ipairs(bad) do
     b[1] .. ": " .. err:gsub("\n$", ""))
   if ok or out ~= "" then tap.diag("stdout: " .. out) end
 end
+local okf, _, errf, codef = mbgen("info models/tree.lua --no-functions --floating-base")
+tap.ok(not okf and codef == 2 and errf:match("%-%-floating%-base applies to a URDF robot"),
+  "--floating-base on a model file is refused: " .. errf:gsub("\n$", ""))
 local ok, _, err, code = mbgen("import " .. q(TMP .. "/no_such.urdf"))
 tap.ok(not ok and code == 2 and err:match("no_such.urdf: cannot read the URDF file"), "a missing file: " .. err:gsub("\n$", ""))
 tap.done_testing()
