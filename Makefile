@@ -5,7 +5,7 @@ CC      ?= gcc
 CFLAGS  ?= -std=c99 -O2 -Wall -Wextra -Werror
 BUILD   ?= build
 MBGEN   := $(LUA) generator/mbgen
-LDLIBS  := -llapack -lm
+LDLIBS  := -llapack -lklu -lm
 # prove's options: two jobs for the two cores (builds of one model by two tests are atomic: run/build.lua).
 PROVE_FLAGS ?= -j2
 # The default job of `make run`: the sedan's slalom at 30 m/s from its static pose, plotted.
@@ -20,8 +20,8 @@ CTEST_SRC   := $(sort $(wildcard tests/c/*.c))
 CTEST_BIN   := $(CTEST_SRC:tests/c/%.c=$(BUILD)/tests/%.t)
 MODELS      := $(sort $(wildcard models/*.lua))
 
-# Debian packages the project needs (perl brings prove, lua-expat reads URDF).
-DEPS := lua5.4 lua-expat liblapack-dev gcc make perl
+# Debian packages the project needs (perl brings prove, lua-expat reads URDF, libsuitesparse-dev the sparse LU KLU).
+DEPS := lua5.4 lua-expat liblapack-dev libsuitesparse-dev gcc make perl
 # Peer libraries of the agreement tests and benchmarks: installed when possible; their tests skip without them.
 PEER_DEPS := libmujoco-dev libadolc-dev libsimbody-dev valgrind
 # Only `make bench` needs these: Eigen and Boost for Pinocchio's headers, which come from outside the repository

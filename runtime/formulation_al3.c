@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "al3_sparse.h"
 #include "formulation_al3.h"
 #include "formulation_matrix_r.h"
 #include "linalg.h"
@@ -25,6 +26,8 @@ struct mb_al3 {
     double *Jp;                         /* nz x nz: h/2 dr/dzd + h²/4 (dr/dz + curvature), kept jacobian_reuse iterations */
     mb_linalg *lu;                      /* nz x nz, holds T's pivots */
     mb_linalg *ls;                      /* Phi_z' (nz x nc) least squares at the start */
+    mb_al3_sparse *sp;                  /* options.sparse: T in the generated patterns, factored by KLU (lu unused) */
+    double *pv;                         /* an outside provider's values in the dense path */
     mb_mr *mr;                          /* start-up: assembly and the consistent zdd */
     double *work;                       /* the model functions' workspace */
 };
@@ -39,6 +42,10 @@ void mb_al3_options_default(mb_al3_options *o) {
     o->fd_tangent = 0;
     o->penalty = 0;
     o->jacobian_reuse = 1;
+    o->sparse = MB_AL3_SPARSE_AUTO;
+    o->jacobian.fn = NULL;
+    o->jacobian.ctx = NULL;
+    o->jacobian.pattern = NULL;
 }
 
 void mb_al3_free(mb_al3 *al) {
@@ -46,10 +53,11 @@ void mb_al3_free(mb_al3 *al) {
     double **bufs[] = {&al->zn, &al->zdn, &al->zddn, &al->z, &al->zd, &al->zdd, &al->zdh, &al->zddh,
                        &al->r, &al->f, &al->dz, &al->zero, &al->tmp, &al->phi, &al->w, &al->lam,
                        &al->lamn, &al->lamp, &al->vec, &al->J, &al->M, &al->P, &al->T, &al->K, &al->Jp, &al->fz,
-                       &al->fr1, &al->fr2, &al->fJ1, &al->fJ2, &al->work};
+                       &al->fr1, &al->fr2, &al->fJ1, &al->fJ2, &al->work, &al->pv};
     for (size_t i = 0; i < sizeof bufs / sizeof *bufs; ++i) free(*bufs[i]);
     mb_linalg_free(al->lu);
     mb_linalg_free(al->ls);
+    mb_al3_sparse_free(al->sp);
     mb_mr_free(al->mr);
     free(al);
 }
@@ -88,10 +96,31 @@ mb_al3 *mb_al3_create(const mb_model *m, const mb_al3_options *o, const mb_kin_o
                 "jacobian_reuse >= 1");
         return NULL;
     }
+    const mb_al3_provider *pr = &o->jacobian;
+    if (o->fd_tangent && (o->sparse > 0 || pr->fn)) {
+        mb_fail(err, errlen, MB_ERR_ARG, "al3: the finite-difference tangent is dense and its own provider (not with %s)",
+                o->sparse > 0 ? "the sparse tangent" : "an outside provider");
+        return NULL;
+    }
+    if (pr->fn && !mb_pattern_valid(pr->pattern, m->nz, 2 * m->nz)) {
+        mb_fail(err, errlen, MB_ERR_ARG, "al3: the Jacobian provider needs a valid nz x 2nz pattern (%d x %d)", m->nz,
+                2 * m->nz);
+        return NULL;
+    }
+    int sparse = o->sparse;
+    if (sparse == MB_AL3_SPARSE_AUTO)
+        sparse = !o->fd_tangent && m->inverse_dynamics && m->mass_csc && m->nz >= MB_AL3_SPARSE_MIN_NZ &&
+                 (pr->fn || m->inverse_dynamics_tangent_csc) && (m->nc == 0 || m->constraints_dz_csc) &&
+                 (m->nc == 0 || o->approx_tangent || m->constraints_dz_tw_dz_csc);
+    if (sparse && !m->inverse_dynamics) {
+        mb_fail(err, errlen, MB_ERR_MODEL, "model %s lacks inverse_dynamics, needed by the sparse al3 tangent", mname(m));
+        return NULL;
+    }
     mb_al3 *al = calloc(1, sizeof *al);
     if (!al) goto nomem;
     al->m = m;
     al->o = *o;
+    al->o.sparse = sparse;
     al->nz = m->nz;
     al->nc = m->nc;
     if (!(al->mr = mb_mr_create(m, ko, err, errlen))) {
@@ -116,6 +145,13 @@ mb_al3 *mb_al3_create(const mb_model *m, const mb_al3_options *o, const mb_kin_o
         for (size_t i = 0; i < sizeof fv / sizeof *fv; ++i)
             if (!(*fv[i] = calloc(n, sizeof(double)))) goto nomem;
         if (!(al->fJ1 = calloc(c * n, sizeof(double))) || !(al->fJ2 = calloc(c * n, sizeof(double)))) goto nomem;
+    }
+    if (pr->fn && !sparse && !(al->pv = calloc((size_t)pr->pattern->colptr[2 * m->nz] + 1, sizeof(double))))
+        goto nomem;
+    if (sparse && !(al->sp = mb_al3_sparse_create(m, pr->fn ? pr->pattern : NULL, m->nc > 0 && !o->approx_tangent,
+                                                     err, errlen))) {
+        mb_al3_free(al);
+        return NULL;
     }
     if (!(al->lu = mb_linalg_create(m->nz, m->nz, 1, err, errlen))) {
         mb_al3_free(al);
@@ -147,27 +183,41 @@ static int check(const mb_al3 *al, const double *v, int n, int rows, const char 
     return MB_OK;
 }
 
-/* y += s A' x with A nc x nz (column-major): the generalized force of the multipliers. */
-static void add_At_x(int nc, int nz, const double *A, const double *x, double s, double *y) {
-    for (int j = 0; j < nz; ++j) {
-        double v = 0;
-        for (int i = 0; i < nc; ++i) v += A[i + (size_t)j * nc] * x[i];
-        y[j] += s * v;
+/* y += Phi_z x (y: nc) and y += s Phi_z' v (y: nz) with the Phi_z of the last evaluation, dense or compressed. */
+static void phi_x(const mb_al3 *al, const double *x, double *y) {
+    if (al->sp) {
+        mb_al3_sparse_phi_x(al->sp, x, y);
+        return;
     }
+    for (int j = 0; j < al->nz; ++j)
+        for (int i = 0; i < al->nc; ++i) y[i] += al->J[i + (size_t)j * al->nc] * x[j];
+}
+
+static void phit_x(const mb_al3 *al, const double *v, double s, double *y) {
+    if (al->sp) {
+        mb_al3_sparse_phit_x(al->sp, v, s, y);
+        return;
+    }
+    for (int j = 0; j < al->nz; ++j) {
+        double acc = 0;
+        for (int i = 0; i < al->nc; ++i) acc += al->J[i + (size_t)j * al->nc] * v[i];
+        y[j] += s * acc;
+    }
+}
+
+/* b = T^-1 b with the last factorization of the tangent. */
+static int solve(mb_al3 *al, double *b, char *err, size_t errlen) {
+    return al->sp ? mb_splu_solve(al->sp->lu, b, err, errlen) : mb_lu_solve(al->lu, al->nz, al->T, 1, b, err, errlen);
 }
 
 /* x += T^-1 (-s Phi_z'(Phi_z x + vec)) with the factored tangent: one projection (eq. 24 or 26) solved
  * for the change of x. vec (nc) holds Phi_t or the bias on entry and is overwritten. */
 static int project(mb_al3 *al, double *x, double s, char *err, size_t errlen) {
-    int n = al->nz, nc = al->nc;
-    for (int i = 0; i < nc; ++i) {
-        double v = al->vec[i];
-        for (int j = 0; j < n; ++j) v += al->J[i + (size_t)j * nc] * x[j];
-        al->vec[i] = v;
-    }
+    int n = al->nz;
+    phi_x(al, x, al->vec);
     memset(al->dz, 0, (size_t)n * sizeof(double));
-    add_At_x(nc, n, al->J, al->vec, -s, al->dz);
-    int rc = mb_lu_solve(al->lu, n, al->T, 1, al->dz, err, errlen);
+    phit_x(al, al->vec, -s, al->dz);
+    int rc = solve(al, al->dz, err, errlen);
     if (rc) return rc;
     for (int i = 0; i < n; ++i) x[i] += al->dz[i];
     return MB_OK;
@@ -213,12 +263,12 @@ static void fd_reaction(mb_al3 *al, const mb_args *a, const double *w, double *K
     }
 }
 
-/* r = M zdd - Q at (t, z, zd, zdd); M stays in al->M. */
+/* r = M zdd - Q at (t, z, zd, zdd); with dense_mass (or without the generated residual) M stays in al->M. */
 static int residual(mb_al3 *al, double t, const double *z, const double *zd, const double *zdd, const double *u,
-                    const double *p, char *err, size_t errlen) {
+                    const double *p, int dense_mass, char *err, size_t errlen) {
     int n = al->nz;
     mb_args a = {t, z, zd, zdd, u, p, NULL};
-    al->m->mass(&a, al->M, al->work);
+    if (dense_mass || !al->m->inverse_dynamics) al->m->mass(&a, al->M, al->work);
     if (al->m->inverse_dynamics) {
         al->m->inverse_dynamics(&a, al->r, al->work);
     } else {
@@ -229,7 +279,7 @@ static int residual(mb_al3 *al, double t, const double *z, const double *zd, con
             al->r[i] = s;
         }
     }
-    int rc = check(al, al->M, n * n, n, "M", t, err, errlen);
+    int rc = dense_mass ? check(al, al->M, n * n, n, "M", t, err, errlen) : MB_OK;
     return rc ? rc : check(al, al->r, n, 1, "residual", t, err, errlen);
 }
 
@@ -251,7 +301,7 @@ int mb_al3_reset(mb_al3 *al, double t, const double *z, const double *zd, const 
         return MB_OK;
     }
     /* lambda: Phi_z' lambda = Q - M zdd = -r, least squares (minimum norm when redundant). */
-    if ((rc = residual(al, t, al->zn, al->zdn, al->zddn, u, p, err, errlen))) return rc;
+    if ((rc = residual(al, t, al->zn, al->zdn, al->zddn, u, p, 1, err, errlen))) return rc;
     mb_args a = {t, al->zn, NULL, NULL, NULL, p, NULL};
     al->m->constraints_dz(&a, al->J, al->work);
     for (int i = 0; i < nc; ++i)
@@ -276,11 +326,107 @@ int mb_al3_reset(mb_al3 *al, double t, const double *z, const double *zd, const 
     return MB_OK;
 }
 
+/* Phi_z at a, dense into J or compressed into the sparse tangent's Jv; checked. */
+static int eval_phi_z(mb_al3 *al, const mb_args *a, char *err, size_t errlen) {
+    if (al->sp) {
+        al->m->constraints_dz_csc(a, al->sp->Jv, al->work);
+        return check(al, al->sp->Jv, al->sp->nJ, 0, "Phi_z (compressed)", a->t, err, errlen);
+    }
+    al->m->constraints_dz(a, al->J, al->work);
+    return check(al, al->J, al->nc * al->nz, al->nc, "Phi_z", a->t, err, errlen);
+}
+
+/* The tangent's derivative terms Jp = h/2 dr/dzd + h²/4 (dr/dz + curvature), dense: from the generated derivatives,
+ * their central differences or an outside provider. az is a with zdd = 0 under approx_tangent. */
+static int derivatives_dense(mb_al3 *al, const mb_args *a, const mb_args *az, double h, char *err, size_t errlen) {
+    int n = al->nz;
+    size_t nn = (size_t)n * n;
+    double hh = h * h / 4;
+    const mb_al3_provider *pr = &al->o.jacobian;
+    if (pr->fn) {
+        int rc = pr->fn(pr->ctx, az, al->pv, err, errlen);
+        if (rc) return rc < 0 ? rc : MB_ERR_MODEL;
+        memset(al->Jp, 0, nn * sizeof(double));
+        const mb_pattern *P = pr->pattern;
+        for (int j = 0; j < 2 * n; ++j)
+            for (int k = P->colptr[j]; k < P->colptr[j + 1]; ++k)
+                al->Jp[P->rowind[k] + (size_t)(j % n) * n] += (j < n ? hh : h / 2) * al->pv[k];
+    } else {
+        if (al->o.fd_tangent) fd_residual(al, a, 1, al->K);
+        else al->m->inverse_dynamics_dzd(a, al->K, al->work);
+        for (size_t i = 0; i < nn; ++i) al->Jp[i] = h / 2 * al->K[i];
+        if (al->o.fd_tangent) fd_residual(al, az, 0, al->K);
+        else al->m->inverse_dynamics_dz(az, al->K, al->work);
+        for (size_t i = 0; i < nn; ++i) al->Jp[i] += hh * al->K[i];
+    }
+    if (al->nc > 0 && !al->o.approx_tangent) {
+        mb_args aw = *a;
+        aw.w = al->lam;
+        if (al->o.fd_tangent) fd_reaction(al, a, al->lam, al->K);
+        else al->m->constraints_dz_tw_dz(&aw, al->K, al->work);
+        for (size_t i = 0; i < nn; ++i) al->Jp[i] += hh * al->K[i];
+    }
+    return MB_OK;   /* checked within T */
+}
+
+/* The same terms in T's sparse pattern (Jpv): the generated tangent in one call with weights (h²/4, h/2, 0), or the
+ * provider's values, and the compressed curvature. */
+static int derivatives_sparse(mb_al3 *al, const mb_args *a, const mb_args *az, double h, char *err, size_t errlen) {
+    mb_al3_sparse *sp = al->sp;
+    double hh = h * h / 4;
+    const mb_al3_provider *pr = &al->o.jacobian;
+    memset(sp->Jpv, 0, (size_t)sp->nnz * sizeof(double));
+    if (pr->fn) {
+        int rc = pr->fn(pr->ctx, az, sp->Dv, err, errlen);
+        if (rc) return rc < 0 ? rc : MB_ERR_MODEL;
+        mb_al3_sparse_scatter(sp->mapD, sp->nD_dz, sp->Dv, hh, sp->Jpv);
+        mb_al3_sparse_scatter(sp->mapD + sp->nD_dz, sp->nD - sp->nD_dz, sp->Dv + sp->nD_dz, h / 2, sp->Jpv);
+    } else {
+        const double cw[3] = {hh, h / 2, 0};
+        mb_args aw = *az;
+        aw.w = cw;
+        al->m->inverse_dynamics_tangent_csc(&aw, sp->Dv, al->work);
+        mb_al3_sparse_scatter(sp->mapD, sp->nD, sp->Dv, 1, sp->Jpv);
+    }
+    if (sp->nC) {
+        mb_args aw = *a;
+        aw.w = al->lam;
+        al->m->constraints_dz_tw_dz_csc(&aw, sp->Cv, al->work);
+        mb_al3_sparse_scatter(sp->mapC, sp->nC, sp->Cv, hh, sp->Jpv);
+    }
+    return MB_OK;
+}
+
+/* T = M + Jp + h²/4 alpha Phi_z'Phi_z at a, factored. */
+static int factor_tangent(mb_al3 *al, const mb_args *a, double hh_alpha, char *err, size_t errlen) {
+    int n = al->nz, nc = al->nc, rc;
+    size_t nn = (size_t)n * n;
+    if (al->sp) {
+        mb_al3_sparse *sp = al->sp;
+        al->m->mass_csc(a, sp->Mv, al->work);
+        memcpy(sp->Tv, sp->Jpv, (size_t)sp->nnz * sizeof(double));
+        mb_al3_sparse_scatter(sp->mapM, sp->nM, sp->Mv, 1, sp->Tv);
+        mb_al3_sparse_penalty(sp, hh_alpha);
+        if ((rc = check(al, sp->Tv, sp->nnz, 0, "tangent (compressed)", a->t, err, errlen))) return rc;
+        return mb_splu_factor(sp->lu, sp->Tv, err, errlen);
+    }
+    for (size_t i = 0; i < nn; ++i) al->T[i] = al->M[i] + al->Jp[i];
+    if (nc > 0) {
+        for (int j = 0; j < n; ++j)
+            for (int k = 0; k < n; ++k) {
+                double s = 0;
+                for (int i = 0; i < nc; ++i) s += al->J[i + (size_t)k * nc] * al->J[i + (size_t)j * nc];
+                al->T[k + (size_t)j * n] += hh_alpha * s;
+            }
+    }
+    if ((rc = check(al, al->T, (int)nn, n, "tangent", a->t, err, errlen))) return rc;
+    return mb_lu_factor(al->lu, n, al->T, err, errlen);
+}
+
 /* One trapezoidal step of size h from (zn, zdn, zddn, lam). */
 static int step(mb_al3 *al, double h, const double *u, const double *p, mb_stats *st, char *err, size_t errlen) {
     int n = al->nz, nc = al->nc, rc;
     double t = al->t + h, c2 = 2 / h, c4 = 4 / (h * h), hh = h * h / 4, alpha = al->alpha;
-    size_t nn = (size_t)n * n;
     for (int i = 0; i < n; ++i) {
         al->zdh[i] = -(c2 * al->zn[i] + al->zdn[i]);
         al->zddh[i] = -(c4 * al->zn[i] + 4 / h * al->zdn[i] + al->zddn[i]);
@@ -300,13 +446,11 @@ static int step(mb_al3 *al, double h, const double *u, const double *p, mb_stats
             al->zd[i] = c2 * al->z[i] + al->zdh[i];
             al->zdd[i] = c4 * al->z[i] + al->zddh[i];
         }
-        if ((rc = residual(al, t, al->z, al->zd, al->zdd, u, p, err, errlen))) return rc;
+        if ((rc = residual(al, t, al->z, al->zd, al->zdd, u, p, !al->sp, err, errlen))) return rc;
         mb_args a = {t, al->z, al->zd, al->zdd, u, p, NULL};
         if (nc > 0) {
             al->m->constraints(&a, al->phi, al->work);
-            al->m->constraints_dz(&a, al->J, al->work);
-            if ((rc = check(al, al->phi, nc, 0, "Phi", t, err, errlen)) ||
-                (rc = check(al, al->J, nc * n, nc, "Phi_z", t, err, errlen)))
+            if ((rc = check(al, al->phi, nc, 0, "Phi", t, err, errlen)) || (rc = eval_phi_z(al, &a, err, errlen)))
                 return rc;
         }
         /* Multiplier update with Phi at the corrected z (lambda_{k+1} = lambda_k + alpha Phi_{k+1});
@@ -322,56 +466,34 @@ static int step(mb_al3 *al, double h, const double *u, const double *p, mb_stats
         if (it > 0 && dzmax <= al->o.newton_tol && (al->o.penalty || phimax <= al->o.phi_tol)) break;
         /* f = h²/4 (r + Phi_z' w) */
         memcpy(al->f, al->r, (size_t)n * sizeof(double));
-        add_At_x(nc, n, al->J, al->w, 1, al->f);
-        /* P = M + Jp, Jp = h/2 dr/dzd + h²/4 dr/dz (approximate: dr/dz at zdd = 0) and the curvature: the
-         * derivatives, the dearest part, are evaluated every jacobian_reuse iterations (seeds/003.md §1.10: 3), M and
-         * the penalty term at every one, and T is factored at every one. */
+        phit_x(al, al->w, 1, al->f);
+        /* T = M + Jp + h²/4 alpha Phi_z'Phi_z, Jp = h/2 dr/dzd + h²/4 dr/dz (approximate: dr/dz at zdd = 0) and the
+         * curvature: the derivatives, the dearest part, are evaluated every jacobian_reuse iterations (seeds/003.md
+         * §1.10: 3), M and the penalty term at every one, and T is factored at every one.
+         * The curvature term joins P too: the projections must differ from T only by the penalty
+         * term h²/4 alpha Phi_z'Phi_z, or they shift the velocities off the constraint directions
+         * (an O(h²) drift per step, first-order energy loss).
+         * It is weighted by the multiplier estimate lambda, not by w = lambda + alpha Phi(z): the
+         * penalty force alpha Phi(z) of the current iterate is what this very step removes (Phi drops
+         * by about alpha_rel per iteration), so its curvature is not there at the solution, where
+         * Phi = 0 and both weights agree. This is Newton's tangent for w carried as an unknown next to
+         * z (the primal-dual form of the penalty equations, Nocedal & Wright §17.1); weighting by w
+         * instead made the first iteration's tangent wrong by the predictor's alpha Phi, several times
+         * lambda at alpha_rel 1e3 and 1e5 times lambda at 1e7, and the exact tangent took up to 7 % (at
+         * 1e3) and 50 % (at 1e7) more iterations than eq. (20), which leaves the curvature out. The pure
+         * penalty (no multipliers in its force) weights it the same way: its estimate lam is the converged
+         * penalty forces of the last steps, extrapolated, which the iterate's alpha Phi tends to. */
         if (it % al->o.jacobian_reuse == 0) {
-            if (al->o.fd_tangent) fd_residual(al, &a, 1, al->K);
-            else al->m->inverse_dynamics_dzd(&a, al->K, al->work);
-            for (size_t i = 0; i < nn; ++i) al->Jp[i] = h / 2 * al->K[i];
             mb_args az = a;
             if (al->o.approx_tangent) az.zdd = al->zero;
-            if (al->o.fd_tangent) fd_residual(al, &az, 0, al->K);
-            else al->m->inverse_dynamics_dz(&az, al->K, al->work);
-            for (size_t i = 0; i < nn; ++i) al->Jp[i] += hh * al->K[i];
-            /* The curvature term joins P too: the projections must differ from T only by the penalty
-             * term h²/4 alpha Phi_z'Phi_z, or they shift the velocities off the constraint directions
-             * (an O(h²) drift per step, first-order energy loss).
-             * It is weighted by the multiplier estimate lambda, not by w = lambda + alpha Phi(z): the
-             * penalty force alpha Phi(z) of the current iterate is what this very step removes (Phi drops
-             * by about alpha_rel per iteration), so its curvature is not there at the solution, where
-             * Phi = 0 and both weights agree. This is Newton's tangent for w carried as an unknown next to
-             * z (the primal-dual form of the penalty equations, Nocedal & Wright §17.1); weighting by w
-             * instead made the first iteration's tangent wrong by the predictor's alpha Phi, several times
-             * lambda at alpha_rel 1e3 and 1e5 times lambda at 1e7, and the exact tangent took up to 7 % (at
-             * 1e3) and 50 % (at 1e7) more iterations than eq. (20), which leaves the curvature out. */
-            if (nc > 0 && !al->o.approx_tangent) {
-                /* The pure penalty (no multipliers in its force) weights it the same way: its estimate lam is the
-                 * converged penalty forces of the last steps, extrapolated, which the iterate's alpha Phi tends to. */
-                mb_args aw = a;
-                aw.w = al->lam;
-                if (al->o.fd_tangent) fd_reaction(al, &a, al->lam, al->K);
-                else al->m->constraints_dz_tw_dz(&aw, al->K, al->work);
-                for (size_t i = 0; i < nn; ++i) al->Jp[i] += hh * al->K[i];
-            }
+            rc = al->sp ? derivatives_sparse(al, &a, &az, h, err, errlen) : derivatives_dense(al, &a, &az, h, err, errlen);
+            if (rc) return rc;
             if (st) st->deriv_evals++;
         }
-        for (size_t i = 0; i < nn; ++i) al->P[i] = al->M[i] + al->Jp[i];
-        memcpy(al->T, al->P, nn * sizeof(double));
-        if (nc > 0) {
-            for (int j = 0; j < n; ++j)
-                for (int k = 0; k < n; ++k) {
-                    double s = 0;
-                    for (int i = 0; i < nc; ++i) s += al->J[i + (size_t)k * nc] * al->J[i + (size_t)j * nc];
-                    al->T[k + (size_t)j * n] += hh * alpha * s;
-                }
-        }
-        if ((rc = check(al, al->T, (int)nn, n, "tangent", t, err, errlen))) return rc;
-        if ((rc = mb_lu_factor(al->lu, n, al->T, err, errlen))) return rc;
+        if ((rc = factor_tangent(al, &a, hh * alpha, err, errlen))) return rc;
         if (st) st->jac_evals++;
         for (int i = 0; i < n; ++i) al->dz[i] = -hh * al->f[i];
-        if ((rc = mb_lu_solve(al->lu, n, al->T, 1, al->dz, err, errlen))) return rc;
+        if ((rc = solve(al, al->dz, err, errlen))) return rc;
         double zmax = 0;
         dzmax = 0;
         for (int i = 0; i < n; ++i) {
@@ -400,7 +522,7 @@ static int step(mb_al3 *al, double h, const double *u, const double *p, mb_stats
      * Likewise eq. (26) for zdd. */
     mb_args a = {t, al->z, NULL, NULL, u, p, NULL};
     if (nc > 0) {
-        al->m->constraints_dz(&a, al->J, al->work);
+        if ((rc = eval_phi_z(al, &a, err, errlen))) return rc;
         if (al->m->constraints_dt) al->m->constraints_dt(&a, al->vec, al->work);
         else memset(al->vec, 0, (size_t)nc * sizeof(double));
         if ((rc = project(al, al->zd, hh * alpha, err, errlen))) return rc;
@@ -447,3 +569,13 @@ const double *mb_al3_zdd(const mb_al3 *al) { return al->zddn; }
 const double *mb_al3_lambda(const mb_al3 *al) { return al->lamn; }
 double mb_al3_alpha(const mb_al3 *al) { return al->alpha; }
 mb_kin *mb_al3_kin(mb_al3 *al) { return mb_mr_kin(al->mr); }
+
+void mb_al3_tangent_info(const mb_al3 *al, mb_al3_tangent_stats *out) {
+    memset(out, 0, sizeof *out);
+    if (!al->sp) return;
+    out->sparse = 1;
+    out->nnz = al->sp->nnz;
+    out->lu_nnz = mb_splu_lu_nnz(al->sp->lu);
+    out->full = mb_splu_full_count(al->sp->lu);
+    out->refactor = mb_splu_refactor_count(al->sp->lu);
+}

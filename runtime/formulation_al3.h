@@ -24,6 +24,18 @@
  * last factorization of T (eqs. 24–26, P = M + h/2 dr/dzd + h²/4 dr/dz). This
  * formulation is its own integrator (always the trapezoidal rule). */
 
+/* A provider of the residual's Jacobian [dr/dz, dr/dzd] (nz x 2nz) from outside the generated code: the
+ * benchmarks' ADOL-C tapes (tests/bench/al3_providers.sh). fn writes the values of pattern's structural non-zeros,
+ * in its compressed-column order, at a (a->zdd is the zero vector under approx_tangent, as for the generated dr/dz),
+ * and returns 0, or non-zero after writing a message into err. It replaces dr/dz and dr/dzd only: M, the penalty
+ * term and the constraints' curvature stay the generated ones. */
+typedef int mb_al3_jacobian_fn(void *ctx, const mb_args *a, double *values, char *err, size_t errlen);
+typedef struct {
+    mb_al3_jacobian_fn *fn;       /* NULL: the generated derivatives (or fd_tangent's differences) */
+    void *ctx;
+    const mb_pattern *pattern;    /* nz x 2nz; must hold every entry that is not zero */
+} mb_al3_provider;
+
 typedef struct {
     double alpha;        /* penalty; <= 0: automatic, alpha_rel (4/h²) max M_ii / max (Phi_z'Phi_z)_ii */
     double alpha_rel;    /* automatic penalty relative to the mass matrix (1e5): the multiplier update
@@ -43,7 +55,17 @@ typedef struct {
                           * no multipliers in the force (no update), so Phi is left at about |lambda| / alpha and
                           * Newton stops on the correction alone; the projections as in al3; mb_al3_lambda gives
                           * the converged penalty forces alpha Phi, which also weight the tangent's curvature */
+    int sparse;          /* 1: T assembled in the generation-time patterns (the model's mass, inverse_dynamics_tangent,
+                          * constraints_dz and constraints_dz_tw_dz in compressed form, `mbgen generate --csc`) and
+                          * factored by KLU: symbolic analysis once, numeric refactorization per iteration; 0: dense
+                          * LAPACK LU; MB_AL3_SPARSE_AUTO (default): sparse when the model has those compressed forms
+                          * and at least MB_AL3_SPARSE_MIN_NZ coordinates */
+    mb_al3_provider jacobian; /* the tangent's dr/dz and dr/dzd from outside (fn NULL: from the model) */
 } mb_al3_options;
+
+#define MB_AL3_SPARSE_AUTO (-1)
+/* Below this size the dense LU is as fast (tests/bench/results/al3_tangent.md). */
+#define MB_AL3_SPARSE_MIN_NZ 40
 
 void mb_al3_options_default(mb_al3_options *o);
 
@@ -74,5 +96,13 @@ const double *mb_al3_zdd(const mb_al3 *al);
 const double *mb_al3_lambda(const mb_al3 *al);  /* nc multipliers */
 double mb_al3_alpha(const mb_al3 *al);
 mb_kin *mb_al3_kin(mb_al3 *al);               /* for violation reports */
+
+/* How the tangent is factored: sparse (1) or dense (0); for sparse, T's structural non-zeros, those of its last L + U,
+ * and the full factorizations (new pivots) and refactorizations (pivots kept) so far. */
+typedef struct {
+    int sparse;
+    long nnz, lu_nnz, full, refactor;
+} mb_al3_tangent_stats;
+void mb_al3_tangent_info(const mb_al3 *al, mb_al3_tangent_stats *out);
 
 #endif

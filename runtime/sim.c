@@ -607,6 +607,8 @@ int mb_sim_tyres(mb_sim *s, double *out) {
     return MB_OK;
 }
 
+const mb_al3 *mb_sim_al3(const mb_sim *s) { return s->al3; }
+
 /* zdd at the current state of a closed loop, from its formulation (Matrix R: in s->f2). */
 static int loop_zdd(mb_sim *s, const double **zdd) {
     if (s->al3) {

@@ -133,6 +133,8 @@ int mb_sim_constraint_violation(mb_sim *s, double v[3]);
 /* Degrees of freedom and the changes of the independent coordinates (matrix_r, al3; else nz and 0). */
 int mb_sim_dof(const mb_sim *s);
 long mb_sim_reselections(const mb_sim *s);
+/* The al3 (and penalty) integrator of the run, for its tangent's statistics; NULL for the other formulations. */
+const mb_al3 *mb_sim_al3(const mb_sim *s);
 /* Factorizations of the constraints' dependent block (matrix_r, al3: none repeated at one point; else 0). */
 long mb_sim_factorizations(const mb_sim *s);
 /* The blocks of the dependent block of Phi_z (mb_kin_blocks), 0 for an open tree or before the first step. */

@@ -16,7 +16,7 @@ for _, m in ipairs(models) do
   local exe = "build/tmp/cl_run_" .. name
   local built, out = H.sh(string.format(
     "cd %s && cc -std=c99 -O1 -Iruntime -DMODEL=%s_model tests/fixtures/cl_run.c generated/%s.c build/libmbrt.a "
-      .. "-llapack -lm -o %s 2>&1 && ./%s", H.root, name, name, exe, exe))
+      .. H.LIBS .. " -o %s 2>&1 && ./%s", H.root, name, name, exe, exe))
   tap.ok(built, name .. " compiles and runs")
   local mr = out:match("matrix_r rc (%-?%d+) dof %d+ dE/E (%S+) viol (%S+) (%S+) (%S+)")
   local rc1, e1, p1, v1, a1 = out:match("matrix_r rc (%-?%d+) dof %d+ dE/E (%S+) viol (%S+) (%S+) (%S+)")

@@ -8,7 +8,7 @@ local dir = H.root .. "build/tmp/e2e_double_pendulum"
 H.generate(H.tree(H.root .. "models/double_pendulum.lua"), dir)
 local exe = dir .. "/run"
 local ok, out = H.sh(string.format("gcc -std=c99 -O2 -Wall -Wextra -Werror -I%sruntime -I%s -DMB_MODEL=double_pendulum_model " ..
-  "%sruntime/driver/mbrun.c %s/double_pendulum.c %sbuild/libmbrt.a -llapack -lm -o %s",
+  "%sruntime/driver/mbrun.c %s/double_pendulum.c %sbuild/libmbrt.a " .. H.LIBS .. " -o %s",
   H.root, dir, H.root, dir, H.root, exe))
 if not tap.ok(ok, "double pendulum compiles with the runtime driver") then tap.diag(out) end
 

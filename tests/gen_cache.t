@@ -140,7 +140,7 @@ do
   else
     tap.ok(exe and #info.objects == k, string.format("the split build links %d units (%s)", k, tostring(err)))
     local whole = info.dir .. "/mbrun_whole"
-    local okc, cout = H.sh(string.format("gcc -std=c99 -O1 -I'%s/runtime' -I'%s' -DMB_MODEL=%s_model '%s/runtime/driver/mbrun.c' '%s/%s.c' '%s/build/libmbrt.a' -llapack -lm -o '%s'",
+    local okc, cout = H.sh(string.format("gcc -std=c99 -O1 -I'%s/runtime' -I'%s' -DMB_MODEL=%s_model '%s/runtime/driver/mbrun.c' '%s/%s.c' '%s/build/libmbrt.a' " .. H.LIBS .. " -o '%s'",
       root, info.dir, tree.name, root, info.dir, tree.name, root, whole))
     tap.ok(okc, "the same file compiles whole" .. (okc and "" or (": " .. cout)))
     local a, b = sdir .. "/split.csv", sdir .. "/whole.csv"
@@ -186,7 +186,7 @@ end
 do
   local ndir = tmp .. "/null"
   local okg = H.sh(string.format("cd '%s' && lua5.4 generator/mbgen generate models/oscillator.lua -o '%s' --functions mass,forces", root, ndir))
-  local okc = okg and H.sh(string.format("gcc %s -I'%s/runtime' -I'%s' -DMB_MODEL=oscillator_model '%s/runtime/driver/mbrun.c' '%s/oscillator.c' '%s/build/libmbrt.a' -llapack -lm -o '%s/mbrun'",
+  local okc = okg and H.sh(string.format("gcc %s -I'%s/runtime' -I'%s' -DMB_MODEL=oscillator_model '%s/runtime/driver/mbrun.c' '%s/oscillator.c' '%s/build/libmbrt.a' " .. H.LIBS .. " -o '%s/mbrun'",
     H.CFLAGS, root, ndir, root, ndir, root, ndir))
   tap.ok(okc, "a model with only mass and forces links with mbrun")
   local msgs = {}

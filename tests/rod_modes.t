@@ -77,7 +77,7 @@ do
   local dir = TMP .. "/parallelogram"
   H.generate(tree, dir)
   local ok, out = H.sh(string.format("gcc %s -I%sruntime -I%s -DMB_MODEL=parallelogram_model %stests/lib/rod_accel.c %s/parallelogram.c " ..
-    "%sbuild/libmbrt.a -llapack -lm -o %s/rod_accel", H.CFLAGS, H.root, dir, H.root, dir, H.root, dir))
+    "%sbuild/libmbrt.a " .. H.LIBS .. " -o %s/rod_accel", H.CFLAGS, H.root, dir, H.root, dir, H.root, dir))
   if not tap.ok(ok, "rod_accel.c builds against the parallelogram") then tap.diag(out) end
   local _, o0 = H.sh(dir .. "/rod_accel 0")
   local _, o1 = H.sh(dir .. "/rod_accel 0.2")

@@ -290,7 +290,8 @@ end
 -- Prints a spec (dynamics/functions.lua) of the tree's model: returns files = { ["NAME.c"] = text,
 -- ["NAME.h"] = text } and per-function stats. source_text: the model file's text, whose hash the header
 -- records. The tree gives the model table's names, sizes and defaults. opts.csc: also the compressed-column
--- form NAME_FN_csc of every matrix function (not of the forward-dynamics derivatives, which solve).
+-- form NAME_FN_csc of every matrix function (true) or of those named (a set of slot names), not of the
+-- forward-dynamics derivatives, which solve.
 function M.generate(tree, spec, source_text, opts)
   local name = tree.name
   local n = #tree.bodies
@@ -309,7 +310,8 @@ function M.generate(tree, spec, source_text, opts)
       nwork, ops = info.nwork, info.ops
       -- The compressed-column form, asked for (opts.csc): the same expressions, only the structural non-zeros
       -- written, in the pattern's order (a solve's output is dense: it has none).
-      if opts and opts.csc and f.matrix then
+      local want = opts and opts.csc
+      if f.matrix and (want == true or type(want) == "table" and want[f.name]) then
         local ctext, cinfo = C.emit_function { name = cname .. "_csc", exprs = f.exprs, compact = true,
           comment = f.name .. ", the structural non-zeros in compressed-column order" }
         text = text .. "\n" .. ctext

@@ -1,6 +1,10 @@
 -- run/build.lua: builds a model's driver in build/KIND/MODEL[-settings]/, keyed by a hash of its inputs: nothing is regenerated, recompiled or relinked that has not changed.
 local B = {}
 
+-- What a program that links build/libmbrt.a links besides: LAPACK (linalg.c) and SuiteSparse's KLU (sparse_lu.c); the
+-- Makefile's LDLIBS.
+B.LIBS = "-llapack -lklu -lm"
+
 local function shell_quote(s) return "'" .. tostring(s):gsub("'", "'\\''") .. "'" end
 B.shell_quote = shell_quote
 
@@ -136,8 +140,8 @@ end
 
 -- The cache key of a model's build, computed before anything is generated: the generator's sources, the
 -- texts of the model file and of every library it loaded (sources: paths, from model.load's
--- model.sources), the generation-time --set values, the job's function list (nil: all) and the model's
--- compiler flags. MBGEN_CACHE_SALT, when set, is mixed in too: it stands for an edit of the generator in
+-- model.sources), the generation-time --set values, the job's function list (nil: all), the functions with a
+-- compressed form (csc) and the model's compiler flags. MBGEN_CACHE_SALT, when set, is mixed in too: it stands for an edit of the generator in
 -- tests (which must not edit generator files) and forces a rebuild without deleting anything.
 function B.cache_key(p)
   local parts = { "mbgen build cache 1", B.generator_hash(p.root), "salt=" .. (os.getenv("MBGEN_CACHE_SALT") or "") }
@@ -150,6 +154,7 @@ function B.cache_key(p)
   table.sort(keys)
   parts[#parts + 1] = "set " .. table.concat(keys, " ")
   parts[#parts + 1] = "functions " .. (p.functions and table.concat(p.functions, ",") or "*")
+  parts[#parts + 1] = "csc " .. (p.csc and table.concat(p.csc, ",") or "")
   parts[#parts + 1] = "cflags " .. (p.cflags or "")
   return B.hash(table.concat(parts, "\0"))
 end
@@ -229,7 +234,7 @@ end
 -- name), overrides (the generation-time --set table), key (B.cache_key), generate (a function returning
 -- emit.model's files, called only when the cache cannot serve them), driver (path of the driver's .c), exe
 -- (its file name), cflags (the model's objects, default -O1), driver_cflags (default -O1), runtime (false:
--- link without build/libmbrt.a), libs (default -llapack -lm), progress (a function taking one line, or
+-- link without build/libmbrt.a), libs (default B.LIBS), progress (a function taking one line, or
 -- nil), what (the driver's name in progress lines).
 -- When the manifest of this key lists intact products, neither the emitter nor the compiler runs; the
 -- driver is relinked only when its inputs changed (its source, the runtime headers, the objects, or a
@@ -240,7 +245,7 @@ function B.executable(opts)
   local cflags = opts.cflags or "-O1"
   local say = opts.progress or function() end
   local use_lib = opts.runtime ~= false
-  local libs = opts.libs or "-llapack -lm"
+  local libs = opts.libs or B.LIBS
   local dir = B.folder(root, opts.kind, opts.model, opts.overrides)
   os.execute("mkdir -p " .. shell_quote(dir))
   local k12 = key:sub(1, 12)

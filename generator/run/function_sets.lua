@@ -28,6 +28,13 @@ for _, name in ipairs { "constraint_vel_dz", "constraint_acc_dz", "constraint_bi
   M.run_matrix_r_trapezoidal[#M.run_matrix_r_trapezoidal + 1] = name
 end
 
+-- The compressed forms (`mbgen generate --csc`) the sparse al3 tangent reads (runtime/al3_sparse.c): `mbgen run` of an
+-- al3 or penalty job with --jacobian analytic-sparse, or auto on a model of MB_AL3_SPARSE_MIN_NZ (40) coordinates or
+-- more (runtime/formulation_al3.h), adds them to the run set.
+M.al3_sparse_csc = { "mass", "inverse_dynamics_tangent", "constraints_dz", "constraints_dz_tw_dz" }
+M.AL3_SPARSE_MIN_NZ = 40
+M.run_al3_sparse = M.run
+
 -- runtime/driver/mbsens.c and what it links: sens.c, sens_common.c, sens_direct.c, sens_adjoint.c (DDM and
 -- AVM on open trees: forward dynamics and inverse dynamics with their z, zd and p derivatives),
 -- sens_matrix_r.c with formulation_matrix_r.c and kinematics.c (closed loops: the constraints and all

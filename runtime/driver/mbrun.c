@@ -50,8 +50,11 @@ static void usage(FILE *f, const char *prog) {
             "  --alpha A             al3, penalty: penalty (default automatic, 1e5 relative to M and h)\n"
             "  --jacobian-reuse K    al3, penalty: the residual's derivatives evaluated every K Newton iterations\n"
             "                        (default 1; M, the penalty term and the factorization at every iteration)\n"
-            "  --jacobian J          al3, penalty: the tangent's derivatives analytic (generated; default) or fd\n"
-            "                        (central differences of the generated residual and Phi_z)\n"
+            "  --jacobian J          al3, penalty: the tangent from the generated derivatives, factored dense\n"
+            "                        (analytic) or in their compressed patterns by KLU (analytic-sparse: the model\n"
+            "                        needs the compressed forms, `mbgen generate --csc`), or fd (central differences\n"
+            "                        of the generated residual and Phi_z, dense); default auto: analytic-sparse when\n"
+            "                        the model has the compressed forms and 40 or more coordinates, else analytic\n"
             "  --tolerance TOL       dopri5 relative and absolute tolerance\n"
             "  --max-steps N         steps allowed per output interval\n"
             "  --newton-tol TOL      trapezoidal, al3: Newton tolerance on the correction\n"
@@ -244,11 +247,16 @@ static int parse_args(int argc, char **argv, run_args *a) {
             }
             a->o.al3.jacobian_reuse = (int)v;
         } else if (!strcmp(opt, "--jacobian")) {
-            if (strcmp(val, "analytic") && strcmp(val, "fd")) {
-                fprintf(stderr, "mbrun: --jacobian takes analytic or fd (got '%s')\n", val);
+            static const char *const names[] = {"auto", "analytic", "analytic-sparse", "fd"};
+            static const int sparse[] = {MB_AL3_SPARSE_AUTO, 0, 1, 0};
+            int k = 0;
+            while (k < 4 && strcmp(val, names[k])) ++k;
+            if (k == 4) {
+                fprintf(stderr, "mbrun: --jacobian takes auto, analytic, analytic-sparse or fd (got '%s')\n", val);
                 return 2;
             }
-            a->o.al3.fd_tangent = !strcmp(val, "fd");
+            a->o.al3.sparse = sparse[k];
+            a->o.al3.fd_tangent = k == 3;
         } else if (!strcmp(opt, "--rod-inertia")) {
             if (mb_rod_mode_parse(val, &a->o.rod_mode)) {
                 fprintf(stderr, "mbrun: unknown rod inertia '%s' (choose exact, point, linear or quadratic)\n", val);
@@ -621,6 +629,16 @@ static int run(const run_args *a) {
             printf(" (their derivatives evaluated %ld times: every %d iterations, %s)", st.deriv_evals,
                    o->al3.jacobian_reuse, o->al3.fd_tangent ? "central differences" : "analytic");
         printf("\n");
+        if (mb_sim_al3(s)) {
+            mb_al3_tangent_stats ts;
+            mb_al3_tangent_info(mb_sim_al3(s), &ts);
+            if (ts.sparse)
+                printf("tangent: sparse, %d x %d with %ld structural non-zeros (%.3g %%), L + U %ld; KLU: %ld full "
+                       "factorizations, %ld refactorizations\n", m->nz, m->nz, ts.nnz,
+                       100.0 * ts.nnz / ((double)m->nz * m->nz), ts.lu_nnz, ts.full, ts.refactor);
+            else
+                printf("tangent: dense, %d x %d, LAPACK LU\n", m->nz, m->nz);
+        }
         if (m->nc > 0) {
             int rows[8], cols[8], nb = mb_sim_blocks(s, rows, cols, 8);
             printf("dependent block of Phi_z: %ld factorizations (%.3g per function evaluation)",

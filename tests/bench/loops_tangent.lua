@@ -21,7 +21,7 @@ for ny in (os.getenv("GRID_NY") or "1 4 7"):gmatch("%d+") do
   gens[#rows] = string.format("lua5.4 '%sgenerator/mbgen' generate '%smodels/fourbar_grid.lua' --set NY=%s --functions %s -o '%s'",
     root, root, ny, table.concat(FUNCTIONS, ","), dir)
   builds[#rows] = string.format("gcc -std=c99 -O1 -I'%sruntime' -I'%s' -DMB_MODEL=fourbar_grid_model " ..
-    "'%stests/bench/loops_tangent.c' '%s/fourbar_grid.c' '%sbuild/libmbrt.a' -llapack -lm -o '%s/bench'",
+    "'%stests/bench/loops_tangent.c' '%s/fourbar_grid.c' '%sbuild/libmbrt.a' " .. H.LIBS .. " -o '%s/bench'",
     root, dir, root, dir, root, dir)
 end
 for k, secs in ipairs(P.all(H, gens, root .. "build/bench/loops_tangent/jobs-generate", weights)) do rows[k].gen = secs end

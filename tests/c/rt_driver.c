@@ -157,7 +157,7 @@ int main(int argc, char **argv) {
     int built = system(cmd) == 0;
     snprintf(cmd, sizeof cmd,
              "${CC:-cc} -std=c99 -O2 -Wall -Wextra -Werror -Iruntime -Itests/c -DMB_MODEL=hand_osc_model "
-             "runtime/driver/mbrun.c %s runtime/*.c -o %s -llapack -lm 2>&1",
+             "runtime/driver/mbrun.c %s runtime/*.c -o %s -llapack -lklu -lm 2>&1",
              src, exe);
     built = built && system(cmd) == 0;
     ok(built, "mbrun.c compiles standalone against a model with -DMB_MODEL=hand_osc_model");

@@ -7,6 +7,8 @@ package.path = H.root .. "tests/?.lua;" .. H.root .. "tests/lib/?.lua;" .. H.roo
 
 -- -O0: these builds check values, and gcc at -O1 spends minutes on the unrolled Jacobians of a 24-chain.
 H.CFLAGS = "-std=c99 -O0 -Wall -Wextra -Werror"
+-- What links with build/libmbrt.a (generator/run/build.lua).
+H.LIBS = require("run.build").LIBS
 
 function H.sh(cmd)
   local p = io.popen(cmd .. " 2>&1")
@@ -93,11 +95,12 @@ function H.tree(path, overrides)
 end
 
 -- Generates NAME.c / NAME.h for a tree into dir, as mbgen does (the specs of dynamics/functions.lua printed
--- by emit/model.lua); returns the emitter's stats. opts: { functions = list, lenient = bool }.
+-- by emit/model.lua); returns the emitter's stats. opts: { functions = list, lenient = bool, csc = true or a set
+-- of names (the compressed forms, mbgen generate --csc) }.
 function H.generate(tree, dir, opts)
   local spec = require("dynamics.functions").build(tree, opts)
   H.mkdir(dir)
-  local files, stats = require("emit.model").generate(tree, spec, tree.file and H.read(tree.file))
+  local files, stats = require("emit.model").generate(tree, spec, tree.file and H.read(tree.file), { csc = opts and opts.csc })
   for fname, text in pairs(files) do H.write(dir .. "/" .. fname, text) end
   return stats
 end
