@@ -18,6 +18,7 @@ int ref_nu(void);
 const double *ref_p(void);
 void ref_residual(const double *z, const double *zd, const double *zdd, double *r);
 void ref_jacobian(const double *z, const double *zd, const double *zdd, double *J);
+int ref_pattern_has(int i, int j);
 }
 void ad_tape(int n, const double *x, const double *zdd, const double *p, double *y);   // adolc_tape.cpp
 
@@ -77,6 +78,27 @@ int main(int argc, char **argv) {
     std::vector<std::vector<char>> rowcols(m, std::vector<char>(nx, 0));
     size_t nnz = 0;
     for (int i = 0; i < m; ++i) for (unsigned k = 1; k <= JP[i][0]; ++k) { rowcols[i][JP[i][k]] = 1; ++nnz; }
+    // The generation-time pattern against the tape's. An entry of jac_pat outside it (missing) must be a cancellation
+    // the generator proved (ADOL-C's value is round-off), one of it outside jac_pat (extra) a cancellation the tape
+    // proves (the analytic value is round-off); "# missing/extra i j" lines name them.
+    size_t missing = 0, extra = 0;
+    double missing_max = 0, extra_max = 0, jmax = 0;
+    for (int i = 0; i < m; ++i)
+        for (int j = 0; j < nx; ++j) {
+            int has = ref_pattern_has(i, j);
+            double v = std::fabs(Jf[i + (size_t)j * n]);
+            jmax = std::max(jmax, v);
+            if (rowcols[i][j] && !has) {
+                ++missing;
+                missing_max = std::max(missing_max, v);
+                std::printf("# missing %d %d value %.3e\n", i, j, Jf[i + (size_t)j * n]);
+            }
+            if (has && !rowcols[i][j]) {
+                ++extra;
+                extra_max = std::max(extra_max, std::fabs(Jm[i + (size_t)j * n]));
+                std::printf("# extra %d %d value %.3e analytic %.3e\n", i, j, Jf[i + (size_t)j * n], Jm[i + (size_t)j * n]);
+            }
+        }
     std::vector<int> color(nx, -1);
     int ncolors = 0;
     for (int j = 0; j < nx; ++j) {
@@ -102,6 +124,8 @@ int main(int argc, char **argv) {
         for (size_t k = 0; k < A.size(); ++k) { e = std::max(e, std::fabs(A[k] - Jm[k])); s = std::max(s, std::fabs(Jm[k])); }
         return e / (s > 0 ? s : 1);
     };
+    std::printf("pattern_missing %zu\npattern_missing_max_rel %.3e\npattern_extra %zu\npattern_extra_max_rel %.3e\n",
+                missing, missing_max / (jmax > 0 ? jmax : 1), extra, extra_max / (jmax > 0 ? jmax : 1));
     std::printf("n %d\nnnz %zu\ncolors %d\nforward_rel %.3e\nreverse_rel %.3e\nsparse_rel %.3e\ncentral_rel %.3e\n", n, nnz,
                 ncolors, worst(Jf), worst(Jr), worst(Js), worst(Jc));
     if (timing) {

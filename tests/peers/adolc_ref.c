@@ -35,3 +35,13 @@ void ref_jacobian(const double *z, const double *zd, const double *zdd, double *
     MB_MODEL.inverse_dynamics_dz(&a, J, work());
     MB_MODEL.inverse_dynamics_dzd(&a, J + MB_MODEL.nz * MB_MODEL.nz, work());
 }
+
+/* 1 when entry (i, j) of [dr/dz, dr/dzd] is in the generation-time pattern of inverse_dynamics_dz (j < n) or _dzd. */
+int ref_pattern_has(int i, int j) {
+    int n = MB_MODEL.nz;
+    const mb_pattern *p = j < n ? MB_MODEL.inverse_dynamics_dz_pattern : MB_MODEL.inverse_dynamics_dzd_pattern;
+    if (!p) return 1;
+    for (int k = p->colptr[j % n]; k < p->colptr[j % n + 1]; ++k)
+        if (p->rowind[k] == i) return 1;
+    return 0;
+}
