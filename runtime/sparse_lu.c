@@ -53,8 +53,8 @@ mb_splu *mb_splu_create(int n, const int *colptr, const int *rowind, char *err, 
 }
 
 static int singular(mb_splu *s, char *err, size_t errlen) {
-    return mb_fail(err, errlen, MB_ERR_SINGULAR, "sparse LU: the %d x %d matrix is singular (KLU status %d, rcond %.3g)",
-                   s->n, s->n, s->common.status, s->common.rcond);
+    return mb_fail(err, errlen, MB_ERR_SINGULAR, "sparse LU: the %d x %d matrix is singular to working precision (KLU "
+                   "status %d)", s->n, s->n, s->common.status);
 }
 
 int mb_splu_factor(mb_splu *s, const double *values, char *err, size_t errlen) {
