@@ -1,6 +1,7 @@
 #!/usr/bin/env lua5.4
--- peer_adolc_al3.t: the six providers of the al3 tangent's [dr/dz, dr/dzd] of the whole-run benchmark
--- (tests/peers/adolc_al3.c: analytic dense and sparse, central differences, ADOL-C forward, reverse and sparse)
+-- peer_adolc_al3.t: the providers of the al3 tangent's [dr/dz, dr/dzd] of the whole-run benchmark
+-- (tests/peers/adolc_al3.c: analytic dense and sparse, central differences, ADOL-C forward, reverse and sparse, the
+-- last also on the dense LU)
 -- give the analytic Jacobian at one state and the same short runs: the same Newton iterations, and final states
 -- equal to the Newton tolerance. So tests/bench/al3_providers.sh times the same runs, whichever provider.
 local H = dofile((arg[0]:match("^(.-)tests/[^/]*$") or "./") .. "tests/lib/harness.lua")
@@ -13,7 +14,8 @@ if not H.read("/usr/include/adolc/adolc.h") then
   print("1..0 # SKIP libadolc-dev is not installed (make peer-deps installs it as root)")
   os.exit(0)
 end
-local PROVIDERS = { "analytic_dense", "analytic_sparse", "central", "adolc_forward", "adolc_reverse", "adolc_sparse" }
+local PROVIDERS = { "analytic_dense", "analytic_sparse", "central", "adolc_forward", "adolc_reverse", "adolc_sparse",
+  "adolc_sparse_dense_lu" }
 local T_END, H_MS = 0.2, 10
 -- Final states: z to 1e-8 (the Newton tolerance 1e-10 relative to the coordinates, over 20 steps), zd to 1e-6
 -- (zd = 2/h z + const amplifies z's differences by 2/h = 200).

@@ -1,8 +1,8 @@
-/* adolc_al3.c: one model's whole al3 runs of seeds/003.md §6.2 with six providers of the tangent's Jacobian; prints "key value" lines. */
+/* adolc_al3.c: one model's whole al3 runs of seeds/003.md §6.2, the tangent's Jacobian from each provider in turn; prints "key value" lines. */
 /* The same trapezoidal index-3 augmented-Lagrangian run (approx_tangent, jacobian_reuse 3, else the defaults) with
  * [dr/dz, dr/dzd] from the generated derivatives on the dense LU and on the sparse KLU path, central differences,
- * and ADOL-C dense forward, dense reverse (dense LU) and sparse (KLU), each at every step h given, after a check at
- * one state that each provider's Jacobian is the analytic one. Built per model by tests/lib/al3_providers_build.lua.
+ * and ADOL-C dense forward, dense reverse (dense LU) and sparse (KLU, and the dense LU of the paper), each at every
+ * step h given, after a check at one state that each provider's Jacobian is the analytic one. Built per model by tests/lib/al3_providers_build.lua.
  * Usage: al3prov T_END H_MS[,H_MS...] [PROVIDER,...]; BENCH_REPS runs of each (the fastest is reported). */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
@@ -28,6 +28,8 @@ typedef struct {
 static const provider PROVIDERS[] = {
     {"analytic_dense", 0, 0, -1}, {"analytic_sparse", 1, 0, -1}, {"central", 0, 1, -1},
     {"adolc_forward", 0, 0, AD_FORWARD}, {"adolc_reverse", 0, 0, AD_REVERSE}, {"adolc_sparse", 1, 0, AD_SPARSE},
+    /* The compressed Jacobian on the dense LU, as the paper factored every tangent: what sparse AD saves there. */
+    {"adolc_sparse_dense_lu", 0, 0, AD_SPARSE},
 };
 #define NPROV (int)(sizeof PROVIDERS / sizeof *PROVIDERS)
 
