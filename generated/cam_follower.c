@@ -455,11 +455,12 @@ static const mb_pattern cam_follower_constraint_vel_dz_pattern = { 1, 2, cam_fol
 static const int cam_follower_constraint_acc_dz_pattern_colptr[3] = { 0, 1, 1 };
 static const int cam_follower_constraint_acc_dz_pattern_rowind[1] = { 0 };
 static const mb_pattern cam_follower_constraint_acc_dz_pattern = { 1, 2, cam_follower_constraint_acc_dz_pattern_colptr, cam_follower_constraint_acc_dz_pattern_rowind };
-static const long cam_follower_slot_ops[39] = {
+static const long cam_follower_slot_ops[43] = {
     0, 9, 0, 12, 21, 0, 0, 25, 10, 26,
     4, 0, 13, 0, 0, 8, 7, 0, 0, 9,
     9, 8, 0, 8, 8, 0, 8, 0, 0, 0,
-    0, 0, 0, 0, 0, 0, 0, 0, 0
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0
 };
 
 const mb_model cam_follower_model = {

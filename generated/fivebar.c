@@ -2064,11 +2064,12 @@ static const mb_objective fivebar_objectives[3] = {
     { "psi2", fivebar_objective_psi2_integrand, 0 },
     { "psi3", fivebar_objective_psi3_integrand, 0 }
 };
-static const long fivebar_slot_ops[39] = {
+static const long fivebar_slot_ops[43] = {
     21, 123, 0, 142, 471, 152, 328, 656, 163, 643,
     233, 358, 177, 17, 21, 46, 96, 21, 0, 130,
     363, 229, 73, 306, 211, 44, 582, 120, 49, 0,
-    1, 0, 0, 0, 0, 0, 0, 0, 0
+    1, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0
 };
 
 const mb_model fivebar_model = {

@@ -908,11 +908,12 @@ static const mb_pattern fourbar_planar_constraint_vel_dz_pattern = { 2, 3, fourb
 static const int fourbar_planar_constraint_acc_dz_pattern_colptr[4] = { 0, 2, 4, 6 };
 static const int fourbar_planar_constraint_acc_dz_pattern_rowind[6] = { 0, 1, 0, 1, 0, 1 };
 static const mb_pattern fourbar_planar_constraint_acc_dz_pattern = { 2, 3, fourbar_planar_constraint_acc_dz_pattern_colptr, fourbar_planar_constraint_acc_dz_pattern_rowind };
-static const long fourbar_planar_slot_ops[39] = {
+static const long fourbar_planar_slot_ops[43] = {
     7, 33, 0, 42, 114, 65, 0, 216, 51, 185,
     99, 0, 92, 17, 21, 32, 65, 0, 0, 101,
     257, 160, 0, 170, 147, 0, 413, 0, 0, 0,
-    0, 0, 0, 0, 0, 0, 0, 0, 0
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0
 };
 
 const mb_model fourbar_planar_model = {

@@ -1644,11 +1644,12 @@ static const mb_pattern fourbar_spatial_constraints_dz_tw_dp_pattern = { 4, 3, f
 static const mb_objective fourbar_spatial_objectives[1] = {
     { "sway", fourbar_spatial_objective_sway_integrand, fourbar_spatial_objective_sway_terminal }
 };
-static const long fourbar_spatial_slot_ops[39] = {
+static const long fourbar_spatial_slot_ops[43] = {
     33, 76, 0, 100, 608, 407, 331, 881, 126, 807,
     518, 244, 246, 22, 40, 30, 33, 0, 0, 121,
     299, 170, 0, 135, 118, 0, 408, 0, 0, 0,
-    2, 0, 0, 0, 0, 0, 0, 0, 0
+    2, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0
 };
 
 const mb_model fourbar_spatial_model = {

@@ -1474,11 +1474,12 @@ static const mb_pattern quick_return_constraint_vel_dz_pattern = { 4, 5, quick_r
 static const int quick_return_constraint_acc_dz_pattern_colptr[6] = { 0, 4, 6, 8, 10, 11 };
 static const int quick_return_constraint_acc_dz_pattern_rowind[11] = { 0, 1, 2, 3, 0, 1, 0, 1, 2, 3, 2 };
 static const mb_pattern quick_return_constraint_acc_dz_pattern = { 4, 5, quick_return_constraint_acc_dz_pattern_colptr, quick_return_constraint_acc_dz_pattern_rowind };
-static const long quick_return_slot_ops[39] = {
+static const long quick_return_slot_ops[43] = {
     20, 97, 0, 117, 365, 269, 0, 629, 160, 692,
     467, 0, 197, 16, 20, 36, 41, 0, 0, 95,
     131, 112, 0, 137, 80, 0, 222, 0, 0, 0,
-    0, 0, 0, 0, 0, 0, 0, 0, 0
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0
 };
 
 const mb_model quick_return_model = {

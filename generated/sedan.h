@@ -24,6 +24,14 @@ int sedan_rod_inertia(const mb_args *a, mb_real *out, mb_real *work);
 #define sedan_rod_inertia_NWORK 0
 int sedan_rod_inertia_cross(const mb_args *a, mb_real *out, mb_real *work);
 #define sedan_rod_inertia_cross_NWORK 0
+int sedan_rod_inertia_dz(const mb_args *a, mb_real *out, mb_real *work);
+#define sedan_rod_inertia_dz_NWORK 664
+int sedan_rod_inertia_dp(const mb_args *a, mb_real *out, mb_real *work);
+#define sedan_rod_inertia_dp_NWORK 0
+int sedan_rod_inertia_cross_dz(const mb_args *a, mb_real *out, mb_real *work);
+#define sedan_rod_inertia_cross_dz_NWORK 569
+int sedan_rod_inertia_cross_dp(const mb_args *a, mb_real *out, mb_real *work);
+#define sedan_rod_inertia_cross_dp_NWORK 0
 int sedan_forces(const mb_args *a, mb_real *out, mb_real *work);
 #define sedan_forces_NWORK 576
 int sedan_forces_nc(const mb_args *a, mb_real *out, mb_real *work);
@@ -82,6 +90,6 @@ int sedan_constraints_dz_tw_dp(const mb_args *a, mb_real *out, mb_real *work);
 /* The largest workspace of any function above, in mb_reals. */
 #define sedan_NWORK 5296
 /* sedan.c compiles whole, or section by section with -DMB_PART=1..sedan_NSECTIONS. */
-#define sedan_NSECTIONS 16
+#define sedan_NSECTIONS 17
 
 #endif

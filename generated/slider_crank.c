@@ -768,11 +768,12 @@ static const mb_pattern slider_crank_constraint_vel_dz_pattern = { 2, 3, slider_
 static const int slider_crank_constraint_acc_dz_pattern_colptr[4] = { 0, 2, 4, 4 };
 static const int slider_crank_constraint_acc_dz_pattern_rowind[4] = { 0, 1, 0, 1 };
 static const mb_pattern slider_crank_constraint_acc_dz_pattern = { 2, 3, slider_crank_constraint_acc_dz_pattern_colptr, slider_crank_constraint_acc_dz_pattern_rowind };
-static const long slider_crank_slot_ops[39] = {
+static const long slider_crank_slot_ops[43] = {
     7, 44, 9, 54, 128, 73, 0, 215, 63, 200,
     107, 0, 76, 0, 0, 19, 18, 0, 0, 39,
     44, 47, 0, 52, 31, 0, 76, 0, 0, 0,
-    0, 0, 0, 0, 0, 0, 0, 0, 0
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0
 };
 
 const mb_model slider_crank_model = {

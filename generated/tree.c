@@ -5035,11 +5035,12 @@ static const mb_pattern tree_inverse_dynamics_dy_pattern = { 7, 14, tree_inverse
 static const int tree_forward_dynamics_dy_pattern_colptr[15] = { 0, 7, 14, 21, 28, 35, 42, 49, 56, 63, 70, 77, 84, 91, 98 };
 static const int tree_forward_dynamics_dy_pattern_rowind[98] = { 0, 1, 2, 3, 4, 5, 6, 0, 1, 2, 3, 4, 5, 6, 0, 1, 2, 3, 4, 5, 6, 0, 1, 2, 3, 4, 5, 6, 0, 1, 2, 3, 4, 5, 6, 0, 1, 2, 3, 4, 5, 6, 0, 1, 2, 3, 4, 5, 6, 0, 1, 2, 3, 4, 5, 6, 0, 1, 2, 3, 4, 5, 6, 0, 1, 2, 3, 4, 5, 6, 0, 1, 2, 3, 4, 5, 6, 0, 1, 2, 3, 4, 5, 6, 0, 1, 2, 3, 4, 5, 6, 0, 1, 2, 3, 4, 5, 6 };
 static const mb_pattern tree_forward_dynamics_dy_pattern = { 7, 14, tree_forward_dynamics_dy_pattern_colptr, tree_forward_dynamics_dy_pattern_rowind };
-static const long tree_slot_ops[39] = {
+static const long tree_slot_ops[43] = {
     162, 388, 0, 473, 2912, 2041, 0, 3731, 623, 4031,
     2684, 0, 1056, 70, 139, 0, 0, 0, 0, 0,
     0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-    0, 3460, 5014, 0, 0, 0, 0, 0, 0
+    0, 3460, 5014, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0
 };
 
 const mb_model tree_model = {

@@ -45,3 +45,7 @@ MB_SLOT(mass_tree, NZ, NZ, MAT, "M without the rods' second-derivative inertia, 
 MB_SLOT(mass_lumped, NZ, NZ, MAT, "M with a third of each rod's mass lumped at each end, mass = mass_lumped + M_rod,c: the partitioned rod modes")
 MB_SLOT(rod_inertia, NZ, 1, VEC, "M_rod zdd: the rods' second-derivative inertia forces at the accelerations zdd (extrapolated ones in the rod modes)")
 MB_SLOT(rod_inertia_cross, NZ, 1, VEC, "M_rod,c zdd: their part that couples a rod's two ends (partitioned rod modes)")
+MB_SLOT(rod_inertia_dz, NZ, NZ, MAT, "d(M_rod x)/dz at x = zdd: the rod modes' sensitivities (models with massive rods)")
+MB_SLOT(rod_inertia_dp, NZ, NP, MAT, "d(M_rod x)/dp at x = zdd")
+MB_SLOT(rod_inertia_cross_dz, NZ, NZ, MAT, "d(M_rod,c x)/dz at x = zdd: the partitioned rod modes' sensitivities")
+MB_SLOT(rod_inertia_cross_dp, NZ, NP, MAT, "d(M_rod,c x)/dp at x = zdd")

@@ -241,8 +241,17 @@ function T.build(tree)
     local lumped = RODS.lumped_tree(tree)
     add("mass_tree", n, n, flat(Mtree, n, n), { matrix = true })
     add("mass_lumped", n, n, flat((NE.mass_cheapest(lumped, K.bodies(lumped, syms.z))), n, n), { matrix = true })
-    add("rod_inertia", n, 1, rod_forces("inertia"))
-    add("rod_inertia_cross", n, 1, rod_forces("cross"))
+    local inertia, cross = rod_forces("inertia"), rod_forces("cross")
+    add("rod_inertia", n, 1, inertia)
+    add("rod_inertia_cross", n, 1, cross)
+    -- Their derivatives at x = zdd, for the sensitivities of a run in a rod mode: the residual there is
+    -- r - M_rod (zdd - zhat) (matrix_r_tangent.c), whose z- and p-derivatives lose these terms.
+    for _, f in ipairs { { "rod_inertia", inertia }, { "rod_inertia_cross", cross } } do
+      local name, Qr = f[1], f[2]
+      add(name .. "_dz", n, n, flat(jac_table(Qr, syms.z), n, n), { matrix = true })
+      local dp = jac_table(Qr, psyms)
+      if dp then add(name .. "_dp", n, #psyms, flat(dp, n, #psyms), { matrix = true }) end
+    end
   end
 
   -- The inertial residual at zdd in the cheaper of its two forms; Q takes the same form at zdd = 0.

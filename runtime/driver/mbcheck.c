@@ -142,6 +142,10 @@ int main(int argc, char **argv)
     ITEM("constraint_bias_dz", constraint_bias, constraint_bias_dz, nc, ARR_Z, nz);
     ITEM("constraint_bias_dzd", constraint_bias, constraint_bias_dzd, nc, ARR_ZD, nz);
     ITEM("constraint_bias_dp", constraint_bias, constraint_bias_dp, nc, ARR_P, np);
+    ITEM("rod_inertia_dz", rod_inertia, rod_inertia_dz, nz, ARR_Z, nz);
+    ITEM("rod_inertia_dp", rod_inertia, rod_inertia_dp, nz, ARR_P, np);
+    ITEM("rod_inertia_cross_dz", rod_inertia_cross, rod_inertia_cross_dz, nz, ARR_Z, nz);
+    ITEM("rod_inertia_cross_dp", rod_inertia_cross, rod_inertia_cross_dp, nz, ARR_P, np);
 #undef ITEM
     if (m->constraints_dz && m->constraints_dz_tw_dz && nc > 0)
         items[ni++] = (check_item){ "constraints_dz_tw_dz", m->constraints_dz, m->constraints_dz_tw_dz, "constraints_dz",
