@@ -28,7 +28,7 @@ struct mb_mr {
      * the integrator's stage (1: the first, at an accepted point; 0: outside a step), the extrapolated zdd and
      * the forces M_rod zdd (or their cross part); exact_evals counts evaluations with too little history. */
     mb_rod_mode rod_mode;
-    int rod_partitioned, stage;
+    int rod_partitioned, stage, form;   /* form: MASS_FULL, _TREE or _LUMPED at the last mb_mr_accel */
     mb_rod_history hist;
     double *zhat, *sdif;
     long exact_evals;
@@ -135,6 +135,13 @@ void mb_mr_rod_reset(mb_mr *mr) {
 }
 
 long mb_mr_rod_exact_evals(const mb_mr *mr) { return mr->exact_evals; }
+int mb_mr_rod_form(const mb_mr *mr, const double **zhat) {
+    if (zhat) *zhat = mr->form != MASS_FULL ? mr->zhat : NULL;
+    return mr->form;
+}
+int mb_mr_rod_order(const mb_mr *mr) { return (int)mr->rod_mode; }
+int mb_mr_stage(const mb_mr *mr) { return mr->stage; }
+mb_rod_history *mb_mr_rod_history(mb_mr *mr) { return mr->rod_mode != MB_ROD_EXACT ? &mr->hist : NULL; }
 
 int mb_mr_reduced(const mb_mr *mr, const double **M, const double **R, const double **L) {
     int d = mr->reduced ? mb_kin_dof(mr->kin) : 0;
@@ -195,6 +202,7 @@ int mb_mr_accel(mb_mr *mr, double t, const double *z, const double *zd, const do
         else
             mr->exact_evals++;
     }
+    mr->form = form;
     mb_fn *mass = form == MASS_TREE ? mr->m->mass_tree : form == MASS_LUMPED ? mr->m->mass_lumped : mr->m->mass;
     mr->colptr = mr->pcol[form];
     mr->rowind = mr->prow[form];

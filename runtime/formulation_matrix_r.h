@@ -55,6 +55,15 @@ void mb_mr_set_stage(mb_mr *mr, int stage);
 void mb_mr_rod_reset(mb_mr *mr);
 /* Evaluations in a rod mode that were exact for lack of history. */
 long mb_mr_rod_exact_evals(const mb_mr *mr);
+/* How the last mb_mr_accel took the rods: 0 exactly (their mass in M), 1 with M without them (mass_tree) and
+ * rod_inertia at the extrapolated accelerations *zhat, 2 partitioned (mass_lumped and rod_inertia_cross); for the
+ * tangent linear model of that evaluation. zhat may be NULL. */
+int mb_mr_rod_form(const mb_mr *mr, const double **zhat);
+/* The rod mode (its order: 0 exact, 1 point, 2 linear, 3 quadratic) and the stage last set. */
+int mb_mr_rod_order(const mb_mr *mr);
+int mb_mr_stage(const mb_mr *mr);
+/* The history itself (NULL in the exact mode), for the adjoint's snapshots. */
+mb_rod_history *mb_mr_rod_history(mb_mr *mr);
 
 mb_kin *mb_mr_kin(mb_mr *mr);
 /* Newton iterations of all position problems so far. */

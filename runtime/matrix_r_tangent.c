@@ -15,13 +15,15 @@ struct mb_mrt {
     double *K, *C, *M, *Fp;               /* n x n (three; M for trees only), n x np */
     double *Vz, *Vp, *Az, *Ap, *bz, *bzd, *bp, *TWz, *TWp;
     double *rhs1, *X, *W;
+    const double *dzhat;                  /* rod modes: the directions of the extrapolated accelerations (n x ns) */
+    double *xr, *rv, *RZ, *RP;            /* rod modes: zdd - zhat, one M_rod v, d(M_rod x)/dz and /dp at x = xr */
     double *work;                         /* the model functions' workspace */
 };
 
 void mb_mrt_free(mb_mrt *x) {
     if (!x) return;
     double *bufs[] = {x->r, x->lam, x->Jz, x->B, x->K, x->C, x->M, x->Fp, x->Vz, x->Vp, x->Az, x->Ap, x->bz,
-                      x->bzd, x->bp, x->TWz, x->TWp, x->rhs1, x->X, x->W, x->work};
+                      x->bzd, x->bp, x->TWz, x->TWp, x->rhs1, x->X, x->W, x->xr, x->rv, x->RZ, x->RP, x->work};
     for (size_t i = 0; i < sizeof bufs / sizeof *bufs; ++i) free(bufs[i]);
     free(x);
 }
@@ -70,6 +72,9 @@ mb_mrt *mb_mrt_create(const mb_model *m, int cap, int with_p, char *err, size_t 
     x->rhs1 = calloc(n * ns, sizeof(double)), x->X = calloc(n * ns, sizeof(double));
     x->W = calloc(n * ns, sizeof(double));
     x->work = mb_work_alloc(m);
+    if (m->rod_inertia && (!(x->xr = calloc(n, sizeof(double))) || !(x->rv = calloc(n, sizeof(double))) ||
+                           !(x->RZ = calloc(n * n, sizeof(double))) || !(x->RP = calloc(n * np, sizeof(double)))))
+        goto nomem;
     if (!x->r || !x->lam || !x->Jz || !x->B || !x->K || !x->C || !x->M || !x->Fp || !x->Vz || !x->Vp || !x->Az ||
         !x->Ap || !x->bz || !x->bzd || !x->bp || !x->TWz || !x->TWp || !x->rhs1 || !x->X || !x->W ||
         (m->nwork > 0 && !x->work))
@@ -99,15 +104,65 @@ static int pcol(const mb_mrt *x, int p0, int j) {
     return p0 >= 0 && jp >= 0 && jp < x->np ? jp : -1;
 }
 
-/* Without constraints every coordinate is independent: M Sdd = -(K S + C Sd [+ r_p]). */
-static int tree_directions(mb_mrt *x, const mb_args *a, int ns, int p0, const double *S, const double *Sd,
-                           double *Sdd, double t, char *err, size_t errlen) {
+static void mul_add(const double *A, const mb_pattern *P, int rows, int cols, double sign, const double *X, int ldx,
+                    int ns, double *Y, int ldy);
+
+void mb_mrt_set_rod_directions(mb_mrt *x, const double *dzhat) { x->dzhat = dzhat; }
+
+/* A rod mode's evaluation (mb_mr_rod_form > 0) solved M' zdd = Q - M_rod zhat, M = M' + M_rod: its residual is
+ * r' = r - M_rod (zdd - zhat) = r - rho(z, zdd - zhat), rho the generated rod_inertia (or its cross part). Along a
+ * direction, rhs (n x ns, the negated residual's change) gains rho_z S + rho_p - rho(z, dzhat_j): the derivatives of
+ * rho at x = zdd - zhat, and the extrapolation's own change dzhat_j (mb_mrt_set_rod_directions). r (n, or NULL)
+ * becomes r'. */
+static int rod_terms(mb_mrt *x, const mb_mr *mr, const mb_args *a, int ns, int p0, const double *S, double *rhs,
+                     double *r, char *err, size_t errlen) {
     const mb_model *m = x->m;
-    int n = x->n, rc;
+    const double *zhat;
+    int n = x->n, form = mb_mr_rod_form(mr, &zhat);
+    if (!form) return MB_OK;
+    mb_fn *rho = form == 2 ? m->rod_inertia_cross : m->rod_inertia;
+    mb_fn *rho_z = form == 2 ? m->rod_inertia_cross_dz : m->rod_inertia_dz;
+    mb_fn *rho_p = form == 2 ? m->rod_inertia_cross_dp : m->rod_inertia_dp;
+    const mb_pattern *PZ = form == 2 ? m->rod_inertia_cross_dz_pattern : m->rod_inertia_dz_pattern;
+    if (!rho || !rho_z || !x->xr || (p0 >= 0 && x->np > 0 && !rho_p))
+        return mb_fail(err, errlen, MB_ERR_MODEL, "model %s lacks %s%s, which the sensitivities of a rod mode need",
+                       m->name ? m->name : "?", form == 2 ? "rod_inertia_cross" : "rod_inertia",
+                       !rho || !x->xr ? "" : !rho_z ? "_dz" : "_dp");
+    for (int i = 0; i < n; ++i) x->xr[i] = a->zdd[i] - zhat[i];
+    mb_args ax = *a;
+    ax.zdd = x->xr;
+    if (r) {
+        rho(&ax, x->rv, x->work);
+        for (int i = 0; i < n; ++i) r[i] -= x->rv[i];
+    }
+    rho_z(&ax, x->RZ, x->work);
+    mul_add(x->RZ, PZ, n, n, 1, S, n, ns, rhs, n);
+    if (p0 >= 0 && x->np > 0) {
+        rho_p(&ax, x->RP, x->work);
+        for (int j = 0; j < ns; ++j) {
+            int jp = pcol(x, p0, j);
+            if (jp >= 0)
+                for (int i = 0; i < n; ++i) rhs[i + (size_t)j * n] += x->RP[i + (size_t)jp * n];
+        }
+    }
+    if (x->dzhat)
+        for (int j = 0; j < ns; ++j) {
+            ax.zdd = x->dzhat + (size_t)j * n;
+            rho(&ax, x->rv, x->work);
+            for (int i = 0; i < n; ++i) rhs[i + (size_t)j * n] -= x->rv[i];
+        }
+    return MB_OK;
+}
+
+/* Without constraints every coordinate is independent: M Sdd = -(K S + C Sd [+ r_p]). */
+static int tree_directions(mb_mrt *x, const mb_mr *mr, const mb_args *a, int ns, int p0, const double *S,
+                           const double *Sd, double *Sdd, double t, char *err, size_t errlen) {
+    const mb_model *m = x->m;
+    int n = x->n, rc, form = mb_mr_rod_form(mr, NULL);
     m->inverse_dynamics_dz(a, x->K, x->work);
     m->inverse_dynamics_dzd(a, x->C, x->work);
     if (p0 >= 0) m->inverse_dynamics_dp(a, x->Fp, x->work);
-    m->mass(a, x->M, x->work);
+    (form == 1 ? m->mass_tree : form == 2 ? m->mass_lumped : m->mass)(a, x->M, x->work);
     for (int j = 0; j < ns; ++j)
         for (int i = 0; i < n; ++i) {
             int jp = pcol(x, p0, j);
@@ -116,6 +171,7 @@ static int tree_directions(mb_mrt *x, const mb_args *a, int ns, int p0, const do
                 s += x->K[i + (size_t)k * n] * S[k + (size_t)j * n] + x->C[i + (size_t)k * n] * Sd[k + (size_t)j * n];
             Sdd[i + (size_t)j * n] = -s;
         }
+    if ((rc = rod_terms(x, mr, a, ns, p0, S, Sdd, NULL, err, errlen))) return rc;
     if ((rc = mb_chol_factor(n, x->M, err, errlen))) return rc;
     if ((rc = mb_chol_solve(n, x->M, ns, Sdd, err, errlen))) return rc;
     for (size_t i = 0; i < (size_t)n * ns; ++i)
@@ -166,7 +222,7 @@ int mb_mrt_directions(mb_mrt *x, mb_mr *mr, double t, const double *z, const dou
     int d = mb_kin_dof(kin);
     const int *ind = mb_kin_independent(kin);
     mb_args a = {t, z, zd, zdd, u, p, NULL};
-    if (nc == 0) return tree_directions(x, &a, ns, p0, S, Sd, Sdd, t, err, errlen);
+    if (nc == 0) return tree_directions(x, mr, &a, ns, p0, S, Sd, Sdd, t, err, errlen);
     m->constraints_dz(&a, x->Jz, x->work);
     /* S: independent rows given, dependent from Phi_z S = -Phi_p. */
     const mb_pattern *PJ = m->constraints_dz_pattern;
@@ -186,6 +242,9 @@ int mb_mrt_directions(mb_mrt *x, mb_mr *mr, double t, const double *z, const dou
     /* lambda from Phi_z' lambda = -r on the dependent rows, by the same factors (r = M zdd - Q lies in the range
      * of Phi_z'; redundant constraints give the least-norm lambda). */
     m->inverse_dynamics(&a, x->r, x->work);
+    /* A rod mode: r' (rod_terms), its multipliers, and the rods' terms of the right-hand side; the rest as below. */
+    memset(x->rhs1, 0, nS * sizeof(double));
+    if ((rc = rod_terms(x, mr, &a, ns, p0, S, x->rhs1, x->r, err, errlen))) return rc;
     if ((rc = mb_kin_multipliers(kin, t, z, p, x->r, x->lam, err, errlen))) return rc;
     mb_args aw = a;
     aw.w = x->lam;
@@ -199,7 +258,7 @@ int mb_mrt_directions(mb_mrt *x, mb_mr *mr, double t, const double *z, const dou
     }
     for (int j = 0; j < ns; ++j)
         for (int i = 0, jp = pcol(x, p0, j); i < n; ++i)
-            x->rhs1[i + (size_t)j * n] = jp >= 0 ? -(x->Fp[i + (size_t)jp * n] + x->TWp[i + (size_t)jp * n]) : 0;
+            if (jp >= 0) x->rhs1[i + (size_t)j * n] -= x->Fp[i + (size_t)jp * n] + x->TWp[i + (size_t)jp * n];
     mul_add(x->K, m->inverse_dynamics_dz_pattern, n, n, -1, S, n, ns, x->rhs1, n);
     mul_add(x->TWz, m->constraints_dz_tw_dz_pattern, n, n, -1, S, n, ns, x->rhs1, n);
     mul_add(x->C, m->inverse_dynamics_dzd_pattern, n, n, -1, Sd, n, ns, x->rhs1, n);

@@ -33,4 +33,9 @@ int mb_mrt_directions(mb_mrt *x, mb_mr *mr, double t, const double *z, const dou
                       const double *u, const double *p, int ns, int p0, double *S, double *Sd, double *Sdd,
                       char *err, size_t errlen);
 
+/* Rod modes (mb_mr_set_rods): the evaluation's extrapolated accelerations move along each direction too, by dzhat
+ * (n x ns, kept by the caller: the same extrapolation of the directions' first-stage Sdd, rod_history.h); NULL: not
+ * at all. Read by the next mb_mrt_directions at an evaluation that took the rods from the extrapolation. */
+void mb_mrt_set_rod_directions(mb_mrt *x, const double *dzhat);
+
 #endif

@@ -73,3 +73,21 @@ int mb_rod_history_extrapolate(const mb_rod_history *h, int order, double t, dou
     }
     return k;
 }
+
+void mb_rod_history_save(const mb_rod_history *h, double *buf) {
+    buf[0] = h->count;
+    for (int k = 0; k < h->count; ++k) {
+        double *b = buf + 1 + (size_t)k * (1 + (size_t)h->n);
+        b[0] = h->t[k];
+        memcpy(b + 1, h->a[k], (size_t)h->n * sizeof(double));
+    }
+}
+
+void mb_rod_history_load(mb_rod_history *h, const double *buf) {
+    h->count = (int)buf[0];
+    for (int k = 0; k < h->count; ++k) {
+        const double *b = buf + 1 + (size_t)k * (1 + (size_t)h->n);
+        h->t[k] = b[0];
+        memcpy(h->a[k], b + 1, (size_t)h->n * sizeof(double));
+    }
+}

@@ -39,4 +39,10 @@ void mb_rod_weights(const double *ts, int k, double t, double *w);
  * 3 quadratic. Returns the number of samples used (0: no history, out untouched). */
 int mb_rod_history_extrapolate(const mb_rod_history *h, int order, double t, double *out);
 
+/* A copy of h's samples in MB_ROD_HISTORY_SNAPSHOT(n) doubles, and h set back to such a copy (of the same n): the
+ * adjoint replays steps from the history they started with. */
+#define MB_ROD_HISTORY_SNAPSHOT(n) (1 + (size_t)MB_ROD_HISTORY_MAX * (1 + (size_t)(n)))
+void mb_rod_history_save(const mb_rod_history *h, double *buf);
+void mb_rod_history_load(mb_rod_history *h, const double *buf);
+
 #endif

@@ -25,6 +25,7 @@ void mb_sens_options_default(mb_sens_options *o, const mb_model *m) {
         mb_integrator i;
         if (m->simulate.integrator && mb_integrator_parse(m->simulate.integrator, &i) == MB_OK) o->integrator = i;
         if (m->simulate.step > 0) o->step = m->simulate.step;
+        if (m->rod_mode && mb_rod_mode_parse(m->rod_mode, &o->rod_mode) == MB_OK) o->rod_partitioned = m->rod_partitioned;
     }
 }
 
@@ -120,6 +121,10 @@ int mb_sens_run(const mb_sens_problem *pr, const mb_sens_options *o, double *psi
                            o->integrator == MB_INTEGRATOR_TRAPEZOIDAL ? "inverse_dynamics_sens and the fused tangent"
                                                                        : "forward_dynamics_sens");
     }
+    if (o->rod_mode != MB_ROD_EXACT && (m->nc == 0 || o->integrator != MB_INTEGRATOR_RK4))
+        return mb_fail(err, errlen, MB_ERR_ARG, "sens: rod inertia %s needs closed loops (Matrix R) on rk4, whose first "
+                       "stages its history keeps (model %s%s, integrator %s)", mb_rod_mode_name(o->rod_mode), name,
+                       m->nc == 0 ? " has none" : "", mb_integrator_name(o->integrator));
     if (o->checkpoints < 0) return mb_fail(err, errlen, MB_ERR_ARG, "sens: checkpoints %d must be >= 0", o->checkpoints);
     double gdummy[1] = {0};
     double *g = grad;

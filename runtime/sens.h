@@ -7,6 +7,7 @@
 #include "integrate.h"
 #include "mb_model.h"
 #include "mb_status.h"
+#include "rod_history.h"
 #include "sim.h"
 
 /* Usage:
@@ -83,6 +84,9 @@ typedef struct {
                                  is not differentiable where a change of p moves such a switch to another step;
                                  1: carry on (the gradient is then that of the discrete psi with the switches at
                                  the steps where they fell; stats.reselections says how many) */
+    mb_rod_mode rod_mode;     /* massive rods (closed loops on rk4): exact, or their inertia forces from the history
+                                 of first-stage accelerations (rod_history.h); default the model's */
+    int rod_partitioned;      /* with a rod mode: a third of each rod's mass stays exact at each end */
 } mb_sens_options;
 
 typedef struct {

@@ -230,13 +230,14 @@ int sens_trap_step(sens_ctx *c, double t1, double h, const double *z0, const dou
                    c->newton_max_iter, t1);
 }
 
-int sens_integrate(const mb_sens_options *o, mb_ode_fn *f, void *ctx, double t0, double t_end, double *y, int ny,
-                   mb_stats *ist, char *err, size_t errlen) {
+int sens_integrate(const mb_sens_options *o, mb_ode_fn *f, void *ctx, mb_stage_hook *hook, double t0, double t_end,
+                   double *y, int ny, mb_stats *ist, char *err, size_t errlen) {
     int rc;
     double t = t0;
     if (o->integrator == MB_INTEGRATOR_RK4) {
         mb_rk4 *rk = mb_rk4_create(ny, err, errlen);
         if (!rk) return MB_ERR_ALLOC;
+        if (hook) mb_rk4_set_stage_hook(rk, hook, ctx);
         rc = mb_rk4_advance(rk, f, ctx, &t, y, t_end, o->step, o->max_steps, ist, err, errlen);
         mb_rk4_free(rk);
         return rc;

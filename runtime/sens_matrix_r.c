@@ -27,17 +27,27 @@ typedef struct {
     long evals;                           /* right-hand sides evaluated (the AVM's counter) */
     double *z, *zd, *zdd;                 /* n each */
     double *S, *Sd, *Sdd;                 /* n x cap each */
+    /* Rod modes: the first stages' Sdd, as the motion keeps their zdd (rod_history.h), so that the extrapolated
+     * accelerations move with p: dzhat = the same extrapolation of these (n x cap each). */
+    int rods;
+    mb_rod_history shist;
+    double *dzhat;
+    /* The adjoint's evaluations: no history of Sdd (it carries the rods' coupling itself); adj_dzhat (n x ns, or
+     * NULL) the directions of the extrapolated accelerations it asks for. */
+    int adjoint;
+    const double *adj_dzhat;
 } mr_ctx;
 
 static void mr_free(mr_ctx *x) {
     mb_mr_free(x->mr);
     mb_mrt_free(x->tan);
-    double *bufs[] = {x->z, x->zd, x->zdd, x->S, x->Sd, x->Sdd};
+    mb_rod_history_free(&x->shist);
+    double *bufs[] = {x->z, x->zd, x->zdd, x->S, x->Sd, x->Sdd, x->dzhat};
     for (size_t i = 0; i < sizeof bufs / sizeof *bufs; ++i) free(bufs[i]);
 }
 
 /* cap: the most sensitivity columns an evaluation will carry (np for the DDM, more for the adjoint). */
-static int mr_init(mr_ctx *x, sens_ctx *c, int cap, char *err, size_t errlen) {
+static int mr_init(mr_ctx *x, sens_ctx *c, const mb_sens_options *o, int cap, char *err, size_t errlen) {
     const mb_model *m = c->m;
     memset(x, 0, sizeof *x);
     x->c = c;
@@ -55,6 +65,14 @@ static int mr_init(mr_ctx *x, sens_ctx *c, int cap, char *err, size_t errlen) {
     x->S = calloc(n * ns, sizeof(double)), x->Sd = calloc(n * ns, sizeof(double)), x->Sdd = calloc(n * ns, sizeof(double));
     if (!x->z || !x->zd || !x->zdd || !x->S || !x->Sd || !x->Sdd)
         return mb_fail(err, errlen, MB_ERR_ALLOC, "sens: out of memory (matrix_r sensitivities)");
+    if (o->rod_mode != MB_ROD_EXACT) {
+        int rc = mb_mr_set_rods(x->mr, o->rod_mode, o->rod_partitioned, err, errlen);
+        if (rc) return rc;
+        x->rods = 1;
+        if ((rc = mb_rod_history_init(&x->shist, (int)(n * ns), err, errlen))) return rc;
+        if (!(x->dzhat = calloc(n * ns, sizeof(double))))
+            return mb_fail(err, errlen, MB_ERR_ALLOC, "sens: out of memory (rod history)");
+    }
     return MB_OK;
 }
 
@@ -108,9 +126,18 @@ static int mr_eval(mr_ctx *x, double t, const double *y, double *f, char *err, s
         /* S and Sd: the independent rows from y (the dependent ones follow from the constraints). */
         memcpy(x->S, y + 2 * n, nS * sizeof(double));
         memcpy(x->Sd, y + 2 * n + nS, nS * sizeof(double));
+        /* Rod modes: the extrapolated accelerations' directions, from the first stages' Sdd as the motion's from
+         * their zdd (the histories fill together, so the motion extrapolates exactly when these do). */
+        const double *dz = NULL;
+        if (x->rods && mb_mr_rod_form(x->mr, NULL) != 0) {
+            dz = x->adjoint ? x->adj_dzhat : x->dzhat;
+            if (!x->adjoint) mb_rod_history_extrapolate(&x->shist, mb_mr_rod_order(x->mr), t, x->dzhat);
+        }
+        mb_mrt_set_rod_directions(x->tan, dz);
         if ((rc = mb_mrt_directions(x->tan, x->mr, t, x->z, x->zd, x->zdd, c->u, c->p, ns, x->with_p ? 0 : -1, x->S,
                                     x->Sd, x->Sdd, err, errlen)))
             return rc;
+        if (x->rods && !x->adjoint && mb_mr_stage(x->mr) == 1) mb_rod_history_push(&x->shist, t, x->Sdd);
     }
     if (!f) return MB_OK;
     memcpy(f, x->zd, (size_t)n * sizeof(double));
@@ -126,6 +153,9 @@ static int mr_eval(mr_ctx *x, double t, const double *y, double *f, char *err, s
 static int mr_rhs(void *ctx, double t, const double *y, double *f, char *err, size_t errlen) {
     return mr_eval(ctx, t, y, f, err, errlen);
 }
+
+/* RK4's stages told to Matrix R, whose rod modes keep the first ones. */
+static void mr_stage(void *ctx, int stage) { mb_mr_set_stage(((mr_ctx *)ctx)->mr, stage); }
 
 /* ---- DDM on the trapezoidal rule: the discrete derivative of the reduced scheme of matrix_r_reduced.h ----
  * The rule on the independent coordinates, q' = q + h v + h²/4 (a + a'), v' = v + h/2 (a + a'), a' = F(q', v', p),
@@ -273,7 +303,7 @@ int mb_sens_ddm_mr(sens_ctx *c, const mb_sens_problem *pr, const mb_sens_options
     double *y = NULL;
     mb_stats ist = {0};
     /* The trapezoidal rule's tangent model also runs along the 2d unit directions. */
-    if ((rc = mr_init(&x, c, ns + (o->integrator == MB_INTEGRATOR_TRAPEZOIDAL ? 2 * n : 0), err, errlen))) goto done;
+    if ((rc = mr_init(&x, c, o, ns + (o->integrator == MB_INTEGRATOR_TRAPEZOIDAL ? 2 * n : 0), err, errlen))) goto done;
     x.allow_reselection = o->allow_reselection;
     if (o->integrator == MB_INTEGRATOR_TRAPEZOIDAL) {
         x.ns = ns;
@@ -291,7 +321,7 @@ int mb_sens_ddm_mr(sens_ctx *c, const mb_sens_problem *pr, const mb_sens_options
     /* As mb_sim: the coordinates given a velocity are preferred as independent. */
     mb_kin_prefer(mb_mr_kin(x.mr), zd0);
     double t = pr->t0;
-    rc = sens_integrate(o, mr_rhs, &x, t, pr->t_end, y, (int)ny, &ist, err, errlen);
+    rc = sens_integrate(o, mr_rhs, &x, x.rods ? mr_stage : NULL, t, pr->t_end, y, (int)ny, &ist, err, errlen);
     if (rc) goto done;
     *psi = y[2 * n + 2 * nS];
     memcpy(grad, y + 2 * n + 2 * nS + 1, (size_t)ns * sizeof(double));
@@ -323,6 +353,10 @@ typedef struct {
     int *col;                   /* 2d: the entry of y = [z; zd] each direction moves (z_i, then zd_i) */
     double *yb;                 /* 2n + 2n cap: state and directions for mr_eval */
     double *J, *Jp, *gx, *gp;   /* 2n x 2d, 2n x np, 2d, np: f = [zd; zdd] against the directions */
+    /* Rod modes: whether the last mr_jac took the rods from the extrapolation (rods), Dz = d zdd / d zhat there
+     * (n x n), g's d/dzdd (n), and the identity the n directions in zhat are (n x n). */
+    int rods;
+    double *Dz, *gzdd, *eye;
 } mr_adj;
 
 /* J, Jp, gx, gp at (t, Y) for the objective function g (integrand or terminal; NULL: gx = gp = 0). */
@@ -369,7 +403,41 @@ static int mr_jac(mr_adj *A, double t, const double *Y, mb_fn *g, char *err, siz
             A->Jp[n + r + (size_t)j * 2 * n] = x->Sdd[r + (size_t)j * n];
         }
     memset(A->gp, 0, (size_t)np * sizeof(double));
-    return mr_objective(x, g, t, 1.0, &dummy, A->gp, err, errlen);
+    if ((rc = mr_objective(x, g, t, 1.0, &dummy, A->gp, err, errlen))) return rc;
+    /* g's own zdd derivative (the last objective evaluation, at this state), for the rods' coupling below. */
+    for (int r = 0; r < n; ++r) A->gzdd[r] = g ? x->c->obj[1 + 2 * n + r] : 0;
+    /* Rod modes: directions in the extrapolated accelerations alone, Dz = d zdd / d zhat (n of them). */
+    A->rods = x->rods && mb_mr_rod_form(x->mr, NULL) != 0;
+    if (!A->rods) return MB_OK;
+    x->with_p = 0;
+    x->ns = n;
+    memset(S, 0, 2 * (size_t)n * n * sizeof(double));
+    x->adj_dzhat = A->eye;
+    rc = mr_eval(x, t, A->yb, NULL, err, errlen);
+    x->adj_dzhat = NULL;
+    if (rc) return rc;
+    memcpy(A->Dz, x->Sdd, (size_t)n * n * sizeof(double));
+    return MB_OK;
+}
+
+/* Rod modes: the adjoint u (n) of the zdd an evaluation at time t returned reaches the first-stage accelerations its
+ * extrapolation read: abar[step of sample j] += w_j Dz' u, the steps' slots in a ring of four (a step's extrapolation
+ * reads at most the three before it, or itself and the two before). */
+static void rod_adjoint(const mr_adj *A, double t, double t0, double h, const double *u, double *abar) {
+    mr_ctx *x = A->x;
+    const mb_rod_history *hist = mb_mr_rod_history(x->mr);
+    int n = A->n, order = mb_mr_rod_order(x->mr), k = order < hist->count ? order : hist->count;
+    double w[MB_ROD_HISTORY_MAX];
+    mb_rod_weights(hist->t, k, t, w);
+    for (int j = 0; j < k; ++j) {
+        long q = lround((hist->t[j] - t0) / h);
+        double *a = abar + (size_t)(q % 4) * n;
+        for (int c = 0; c < n; ++c) {
+            double v = 0;
+            for (int r = 0; r < n; ++r) v += A->Dz[r + (size_t)c * n] * u[r];
+            a[c] += w[j] * v;
+        }
+    }
 }
 
 /* One rk4 step of [y; psi] without sensitivities (x->ns = 0), the same arithmetic as mb_rk4. Stages
@@ -389,7 +457,11 @@ static int mr_step(mr_ctx *x, double t, double h, const double *y, double *ynew,
         /* The choice of independent coordinates each stage starts from, to replay it in mr_jac. */
         if (sets && mb_kin_dof(kin) >= 0)
             memcpy(sets + (size_t)s * n2, mb_kin_independent(kin), (size_t)mb_kin_dof(kin) * sizeof(int));
-        if ((rc = mr_eval(x, t + cs[s] * h, ys, kk[s], err, errlen))) return rc;
+        /* The stage, as mb_rk4 tells it: the rod modes keep the first stages' zdd. */
+        mb_mr_set_stage(x->mr, s + 1);
+        rc = mr_eval(x, t + cs[s] * h, ys, kk[s], err, errlen);
+        mb_mr_set_stage(x->mr, 0);
+        if (rc) return rc;
         q[s] = kk[s][n2];
     }
     for (int i = 0; i < n2; ++i) ynew[i] = y[i] + h / 6 * (kk[0][i] + 2 * (kk[1][i] + kk[2][i]) + kk[3][i]);
@@ -411,14 +483,34 @@ int mb_sens_avm_mr(sens_ctx *c, const mb_sens_problem *pr, const mb_sens_options
     K = (N + L - 1) / L;
     double h = (pr->t_end - pr->t0) / N;
     mr_ctx x;
-    mr_adj A = {&x, n, np, 0, NULL, NULL, NULL, NULL, NULL, NULL};
+    mr_adj A = {&x, n, np, 0, NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL, NULL};
     A.col = calloc((size_t)n2, sizeof(int));
     double *ck = NULL, *seg = NULL, *k = NULL, *Ys = NULL, *tmp = NULL, *vec = NULL;
+    /* Rod modes: the history at every checkpoint (ckh), at the start of every step of the segment (sh), after the
+     * first stage of the step being differentiated (h1); the first stages' adjoints, a ring of four steps (abar). */
+    double *ckh = NULL, *sh = NULL, *h1 = NULL, *abar = NULL;
+    size_t snap = MB_ROD_HISTORY_SNAPSHOT(n);
     /* Choices of independent coordinates (2n ints each, dof used): at every checkpoint, at the start of
      * every step of the segment being swept, and at the four stages of the step being differentiated. */
     int *cks = NULL, *steps = NULL, *stages = NULL;
-    if ((rc = mr_init(&x, c, cap, err, errlen))) goto done;
+    if ((rc = mr_init(&x, c, o, cap, err, errlen))) goto done;
     x.allow_reselection = o->allow_reselection;
+    x.adjoint = 1;
+    mb_rod_history *hist = mb_mr_rod_history(x.mr);
+    if (hist) {
+        ckh = calloc((size_t)K * snap, sizeof(double));
+        sh = calloc((size_t)(L + 1) * snap, sizeof(double));
+        h1 = calloc(snap, sizeof(double));
+        abar = calloc(4 * (size_t)n, sizeof(double));
+        A.Dz = calloc((size_t)n * n, sizeof(double));
+        A.eye = calloc((size_t)n * n, sizeof(double));
+        if (!ckh || !sh || !h1 || !abar || !A.Dz || !A.eye) {
+            rc = mb_fail(err, errlen, MB_ERR_ALLOC, "sens: out of memory (the rods' adjoint)");
+            goto done;
+        }
+        for (int i = 0; i < n; ++i) A.eye[i + (size_t)i * n] = 1;
+    }
+    A.gzdd = calloc((size_t)n, sizeof(double));
     ck = calloc((size_t)K * n2, sizeof(double));
     cks = calloc((size_t)K * n2, sizeof(int));
     steps = calloc((size_t)(L + 1) * n2, sizeof(int));
@@ -433,7 +525,8 @@ int mb_sens_avm_mr(sens_ctx *c, const mb_sens_problem *pr, const mb_sens_options
     A.gx = calloc((size_t)n2, sizeof(double));
     A.gp = calloc((size_t)(np > 0 ? np : 1), sizeof(double));
     vec = calloc(5 * (size_t)n2, sizeof(double));
-    if (!ck || !cks || !steps || !stages || !seg || !k || !Ys || !tmp || !A.col || !A.yb || !A.J || !A.Jp || !A.gx || !A.gp || !vec) {
+    if (!ck || !cks || !steps || !stages || !seg || !k || !Ys || !tmp || !A.col || !A.yb || !A.J || !A.Jp || !A.gx || !A.gp ||
+        !vec || !A.gzdd) {
         rc = mb_fail(err, errlen, MB_ERR_ALLOC, "sens: out of memory (closed-loop adjoint)");
         goto done;
     }
@@ -453,6 +546,7 @@ int mb_sens_avm_mr(sens_ctx *c, const mb_sens_problem *pr, const mb_sens_options
         if (s % L == 0) memcpy(ck + (size_t)(s / L) * n2, seg, (size_t)n2 * sizeof(double));
         if (s % L == 0)
             memcpy(cks + (size_t)(s / L) * n2, mb_kin_independent(kin), (size_t)mb_kin_dof(kin) * sizeof(int));
+        if (s % L == 0 && hist) mb_rod_history_save(hist, ckh + (size_t)(s / L) * snap);
         if ((rc = mr_step(&x, pr->t0 + s * h, h, seg, tmp, psi, k, NULL, NULL, err, errlen)))
             goto done;
         memcpy(seg, tmp, (size_t)n2 * sizeof(double));
@@ -466,6 +560,7 @@ int mb_sens_avm_mr(sens_ctx *c, const mb_sens_problem *pr, const mb_sens_options
     memset(lam, 0, (size_t)n2 * sizeof(double));
     if (c->terminal) {
         if ((rc = mr_jac(&A, pr->t_end, seg, c->terminal, err, errlen))) goto done;
+        if (A.rods) rod_adjoint(&A, pr->t_end, pr->t0, h, A.gzdd, abar);
         for (int cc = 0; cc < 2 * A.d; ++cc) lam[A.col[cc]] = A.gx[cc];
         for (int j = 0; j < np; ++j) grad[j] += A.gp[j];
         /* psi's terminal value, as the DDM adds it. */
@@ -484,8 +579,10 @@ int mb_sens_avm_mr(sens_ctx *c, const mb_sens_problem *pr, const mb_sens_options
             rc = mb_fail(err, errlen, MB_ERR_ARG, "sens: restoring the independent coordinates failed");
             goto done;
         }
+        if (hist) mb_rod_history_load(hist, ckh + (size_t)s * snap);
         for (long q = start; q < end; ++q) {
             memcpy(steps + (size_t)(q - start) * n2, mb_kin_independent(kin), (size_t)dof * sizeof(int));
+            if (hist) mb_rod_history_save(hist, sh + (size_t)(q - start) * snap);
             if (q == end - 1) break;
             if ((rc = mr_step(&x, pr->t0 + q * h, h, seg + (size_t)(q - start) * n2, seg + (size_t)(q + 1 - start) * n2,
                               &dummy, k, NULL, NULL, err, errlen)))
@@ -495,12 +592,24 @@ int mb_sens_avm_mr(sens_ctx *c, const mb_sens_problem *pr, const mb_sens_options
         for (long q = end - 1; q >= start; --q) {
             double tq = pr->t0 + q * h;
             mb_kin_set_independent(kin, steps + (size_t)(q - start) * n2, dof);
+            if (hist) mb_rod_history_load(hist, sh + (size_t)(q - start) * snap);
             if ((rc = mr_step(&x, tq, h, seg + (size_t)(q - start) * n2, tmp, &dummy, k, Ys, stages, err, errlen)))
                 goto done;
+            if (hist) mb_rod_history_save(hist, h1);
             memset(ysum, 0, (size_t)n2 * sizeof(double));
             for (int i = 3; i >= 0; --i) {
                 mb_kin_set_independent(kin, stages + (size_t)i * n2, dof);
                 for (int r = 0; r < n2; ++r) kbar[r] = h * b[i] * lam[r] + (i < 3 ? cnext[i] * ybar[r] : 0);
+                if (hist) {
+                    /* The stage's history: the first reads the steps before, the others this step's first too. The
+                     * first stage's zdd is this step's sample: its adjoint from the later extrapolations joins. */
+                    mb_rod_history_load(hist, i == 0 ? sh + (size_t)(q - start) * snap : h1);
+                    if (i == 0) {
+                        double *aq = abar + (size_t)(q % 4) * n;
+                        for (int r = 0; r < n; ++r) kbar[n + r] += aq[r];
+                        memset(aq, 0, (size_t)n * sizeof(double));
+                    }
+                }
                 if ((rc = mr_jac(&A, tq + (i == 0 ? 0 : i == 3 ? h : 0.5 * h), Ys + (size_t)i * n2, c->integrand, err,
                                  errlen)))
                     goto done;
@@ -515,6 +624,11 @@ int mb_sens_avm_mr(sens_ctx *c, const mb_sens_problem *pr, const mb_sens_options
                     double v = h * b[i] * A.gp[j];
                     for (int r = 0; r < n2; ++r) v += A.Jp[r + (size_t)j * n2] * kbar[r];
                     grad[j] += v;
+                }
+                if (A.rods) {
+                    /* The stage's zdd, read by the integrand and by k_i, also moved with the samples it extrapolated. */
+                    for (int r = 0; r < n; ++r) A.gzdd[r] = kbar[n + r] + h * b[i] * A.gzdd[r];
+                    rod_adjoint(&A, tq + (i == 0 ? 0 : i == 3 ? h : 0.5 * h), pr->t0, h, A.gzdd, abar);
                 }
             }
             for (int r = 0; r < n2; ++r) lam[r] += ysum[r];
@@ -546,6 +660,13 @@ done:
     free(A.gx);
     free(A.gp);
     free(vec);
+    free(ckh);
+    free(sh);
+    free(h1);
+    free(abar);
+    free(A.Dz);
+    free(A.eye);
+    free(A.gzdd);
     mr_free(&x);
     return rc;
 }

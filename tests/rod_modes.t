@@ -195,8 +195,6 @@ do
     (err:match("[^\n]*rod with mass[^\n]*") or err))
   ok, _, err, code = mbgen("run " .. PAR .. " -q --rod-inertia cubic")
   tap.ok(not ok and code == 2 and err:match("unknown rod inertia 'cubic'"), "an unknown mode is a command-line error")
-  ok, _, err = mbgen("sens models/sedan.lua -q --rod-inertia linear")
-  tap.ok(not ok and err:match("sensitivities take the rods exactly"), "sensitivities refuse a rod mode (their equations carry no history)")
   local bad = TMP .. "/bad_mode.lua"
   H.write(bad, (H.read(H.root .. PAR):gsub('mass = mr }', 'mass = mr, inertia = "cubic" }')))
   ok, _, err, code = mbgen("info " .. q(bad) .. " --no-functions")

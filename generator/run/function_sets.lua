@@ -40,7 +40,8 @@ M.run_al3_sparse = M.run
 -- sens_matrix_r.c with formulation_matrix_r.c and kinematics.c (closed loops: the constraints and all
 -- their derivatives), plus the objectives (added per model by M.for_job). The tree DDM takes both
 -- forward-dynamics Jacobians fused (forward_dynamics_dy), or the recursive kernels forward_dynamics_sens and
--- inverse_dynamics_sens (sens_direct.c chooses). mbsens writes no CSV and has
+-- inverse_dynamics_sens (sens_direct.c chooses), and the rod modes' forms and their derivatives
+-- (matrix_r_tangent.c). mbsens writes no CSV and has
 -- no energy balance, so energy, points, tyres, forces_nc and total_mass stay out.
 M.sens = {
   "mass", "forces", "inverse_dynamics", "inverse_dynamics_dz", "inverse_dynamics_dzd", "inverse_dynamics_dp",
@@ -49,6 +50,8 @@ M.sens = {
   "constraint_bias", "constraint_bias_dz", "constraint_bias_dzd", "constraint_bias_dp",
   "constraints_dz_tw_dz", "constraints_dz_tw_dp", "constraint_vel_dz", "constraint_vel_dp",
   "constraint_acc_dz", "constraint_acc_dp",
+  "mass_tree", "mass_lumped", "rod_inertia", "rod_inertia_cross", "rod_inertia_dz", "rod_inertia_dp",
+  "rod_inertia_cross_dz", "rod_inertia_cross_dp",
 }
 
 -- runtime/driver/mbcheck.c walks every slot (mb_slot_fn) against complex step: it needs everything, so

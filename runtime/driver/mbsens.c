@@ -37,6 +37,9 @@ static void usage(FILE *f, const char *prog) {
             "  --fd REL              also central finite differences of whole simulations, step REL max(1, |p|)\n"
             "  --formulation F       tree (open trees) | matrix_r (closed loops); the default; al3 has no\n"
             "                        sensitivities and is refused\n"
+            "  --rod-inertia M       massive rods: exact | point | linear | quadratic (closed loops on rk4, DDM;\n"
+            "                        default: the model's)\n"
+            "  --rod-partitioned     with a rod mode: a third of each rod's mass stays exact at each end\n"
             "  --allow-reselection   closed loops: carry on through a re-choice of the independent coordinates\n"
             "                        (default: stop there, since psi is not differentiable across it in general)\n"
             "  --repeat N            run N times and report the mean time (benchmarks)\n",
@@ -101,6 +104,10 @@ static int sens_main(int argc, char **argv, double *p, double *u, double *grad, 
             o.allow_reselection = 1;
             continue;
         }
+        if (!strcmp(a, "--rod-partitioned")) {
+            o.rod_partitioned = 1;
+            continue;
+        }
         if (!val) {
             fprintf(stderr, "mbsens: %s needs a value (or is unknown)\n", a);
             usage(stderr, argv[0]);
@@ -138,6 +145,11 @@ static int sens_main(int argc, char **argv, double *p, double *u, double *grad, 
         } else if (!strcmp(a, "--sens-kernel")) {
             if (mb_sens_kernel_parse(val, &o.kernel)) {
                 fprintf(stderr, "mbsens: --sens-kernel: '%s' is not recursive, jacobian or auto\n", val);
+                return 2;
+            }
+        } else if (!strcmp(a, "--rod-inertia")) {
+            if (mb_rod_mode_parse(val, &o.rod_mode)) {
+                fprintf(stderr, "mbsens: --rod-inertia: '%s' is not exact, point, linear or quadratic\n", val);
                 return 2;
             }
         } else if (!strcmp(a, "--newton-tol")) {
@@ -188,6 +200,7 @@ static int sens_main(int argc, char **argv, double *p, double *u, double *grad, 
            m->objectives[pr.objective].name, o.method == MB_SENS_AVM ? "avm" : "ddm", m->nc > 0 ? "matrix_r" : "tree",
            mb_integrator_name(o.integrator));
     if (st.kernel != MB_SENS_KERNEL_AUTO) printf("sens_kernel %s\n", mb_sens_kernel_name(st.kernel));
+    if (m->rod_inertia) printf("rod_inertia %s%s\n", mb_rod_mode_name(o.rod_mode), o.rod_partitioned ? " partitioned" : "");
     printf("step %.17g\nt_end %.17g\npsi %.17g\n", o.step, pr.t_end, psi);
     for (int j = 0; j < np; ++j) printf("grad.%s %.17g\n", m->p_names[j], grad[j]);
     printf("steps %ld\nrecomputed_steps %ld\nfactorizations %ld\nrhs_evals %ld\nstored_states %ld\nreselections %ld\n"
