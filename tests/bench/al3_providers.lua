@@ -37,6 +37,10 @@ end
 local hs = {}
 for h in (os.getenv("AL3_H") or "1 10 20"):gmatch("[%d.]+") do hs[#hs + 1] = tonumber(h) end
 local T_END, STEPS = tonumber(os.getenv("AL3_T_END") or ""), tonumber(os.getenv("AL3_STEPS") or "")
+-- The second try's alpha_rel where the default penalty (1e5) fails: on the grids' near-flat loops (Phi_z's smallest
+-- singular value 1e-5 of its largest) the multiplier update converges too slowly there (AL3_FALLBACK 0: no second try).
+local FALLBACK = os.getenv("AL3_FALLBACK") or "1e7"
+if tonumber(FALLBACK) == 0 then FALLBACK = false end
 local shortened = T_END or STEPS
 
 local load0 = (H.read("/proc/loadavg") or "?"):match("^(%S+ %S+ %S+)")
@@ -61,21 +65,33 @@ for _, c in ipairs(cases) do
     if STEPS then t_end = math.min(t_end, STEPS * h * 1e-3) end
     local x = { h = h, t_end = t_end }
     c.runs[#c.runs + 1] = x
-    if not c.failed then
+    -- With the default penalty first; where a provider fails, everything again with FALLBACK's (reported as such).
+    for _, alpha_rel in ipairs { false, FALLBACK } do
+      if c.failed or (alpha_rel and not x.any_failed) then break end
       local s = H.now()
-      local ok, out, r = B.run(H, c, t_end, { h })
-      x.r, x.secs = r, H.now() - s
-      c.n, c.check = r.n, r
+      local ok, out, r = B.run(H, c, t_end, { h }, nil, alpha_rel or nil)
+      x.r, x.secs, x.alpha_rel, x.any_failed = r, H.now() - s, alpha_rel or nil, false
+      c.n, c.check = r.n, c.check or r
+      local at = string.format("%s, h = %g ms%s", c.label, h, alpha_rel and (", alpha_rel " .. alpha_rel) or "")
       if not ok then
         x.crashed = out:match("[^\n]*$") ~= "" and out:match("[^\n]*$") or out:sub(-300)
-        notes[#notes + 1] = string.format("%s, h = %g ms: the program failed: %s", c.label, h, x.crashed)
-        io.stderr:write("al3_providers: " .. c.label .. " failed:\n" .. out .. "\n")
+        notes[#notes + 1] = string.format("%s: the program failed: %s", at, x.crashed)
+        io.stderr:write("al3_providers: " .. at .. " failed:\n" .. out .. "\n")
       end
+      -- One note when every provider failed alike (the formulation's failure, not a provider's).
+      local fails, same = {}, nil
       for _, p in ipairs(PROVIDERS) do
         local f = r[p[1] .. "_" .. B.hkey(h) .. "_failed"]
-        if f then notes[#notes + 1] = string.format("%s, h = %g ms, %s: failed: %s", c.label, h, p[2], tostring(f)) end
+        if f then fails[#fails + 1] = { p[2], tostring(f) } end
+        same = (same == nil or same == tostring(f)) and tostring(f) or false
       end
-      io.stderr:write(string.format("al3_providers: %s h = %g ms over %g s: %.0f s\n", c.label, h, t_end, x.secs))
+      x.any_failed = #fails > 0
+      if #fails == #PROVIDERS and same then
+        notes[#notes + 1] = string.format("%s, every provider alike: failed: %s", at, same)
+      else
+        for _, f in ipairs(fails) do notes[#notes + 1] = string.format("%s, %s: failed: %s", at, f[1], f[2]) end
+      end
+      io.stderr:write(string.format("al3_providers: %s over %g s: %.0f s\n", at, t_end, x.secs))
     end
   end
 end
@@ -87,6 +103,8 @@ local function ratio(x, p)
   return type(t) == "number" and type(tc) == "number" and t / tc or nil
 end
 local function fmt(v, f) return type(v) == "number" and string.format(f, v) or "–" end
+-- A run's step, marked where it is the second try with another penalty.
+local function hlabel(x) return string.format("%g", x.h) .. (x.alpha_rel and (" (α_rel " .. x.alpha_rel .. ")") or "") end
 local function cell_time(x, p)
   local t = get(x, p, "time_s")
   if type(t) ~= "number" then return get(x, p, "failed") and "failed" or "–" end
@@ -103,7 +121,7 @@ local function rows(L, cell)
     for _, x in ipairs(c.runs) do
       local cells = {}
       for k, p in ipairs(PROVIDERS) do cells[k] = cell(x, p[1]) end
-      L[#L + 1] = string.format("| %s | %s | %g | %s | %s |", c.label, tostring(c.n or "–"), x.h,
+      L[#L + 1] = string.format("| %s | %s | %s | %s | %s |", c.label, tostring(c.n or "–"), hlabel(x),
         tostring(get(x, "analytic_dense", "steps") or "–"), table.concat(cells, " | "))
     end
   end
@@ -134,7 +152,7 @@ for _, c in ipairs(cases) do
       dz = math.max(dz, tonumber(get(x, p[1], "zdiff")) or 0)
       dzd = math.max(dzd, tonumber(get(x, p[1], "zddiff")) or 0)
     end
-    E[#E + 1] = string.format("| %s | %g | %s | %.2g | %.2g | %.2g / %.2g |", c.label, x.h, fmt(d0, "%.4g"), dd, phi, dz, dzd)
+    E[#E + 1] = string.format("| %s | %s | %s | %.2g | %.2g | %.2g / %.2g |", c.label, hlabel(x), fmt(d0, "%.4g"), dd, phi, dz, dzd)
   end
 end
 local C = { "| model | n | analytic sparse (T's pattern nnz) | central differences | ADOL-C forward | ADOL-C reverse | ADOL-C sparse (jac_pat nnz / 2n², colours) | ADOL-C sparse, dense LU |",
@@ -150,18 +168,21 @@ for _, c in ipairs(cases) do
 end
 
 -- The targets: the issue's own (analytic sparse) and the paper's trends (seeds/003.md §6.3), per run.
+-- Per run of the models (nil: all): "label h ms: value" and whether every run that has a value meets the target;
+-- runs without one (failed) are listed with "–" and counted apart.
 local function over(models, fn)
-  local vals, all = {}, true
+  local vals, all, measured, missing = {}, true, 0, 0
   for _, c in ipairs(cases) do
     if models == nil or models[c.name] then
       for _, x in ipairs(c.runs) do
         local v, ok = fn(x)
-        if v then vals[#vals + 1] = string.format("%s %g ms: %.2f", c.label, x.h, v) else vals[#vals + 1] = string.format("%s %g ms: –", c.label, x.h) end
-        all = all and v ~= nil and ok
+        vals[#vals + 1] = string.format("%s %g ms%s: %s", c.label, x.h, x.alpha_rel and (" (α_rel " .. x.alpha_rel .. ")") or "",
+          fmt(v, "%.2f"))
+        if v then measured, all = measured + 1, all and ok else missing = missing + 1 end
       end
     end
   end
-  return #vals > 0 and table.concat(vals, "; ") or "not run", #vals > 0 and all
+  return #vals > 0 and table.concat(vals, "; ") or "not run", measured > 0 and all, missing
 end
 local function inv(x, a, b) -- T(b) / T(a): how many times faster a is than b
   local ta, tb = get(x, a, "time_s"), get(x, b, "time_s")
@@ -212,9 +233,10 @@ for _, t in ipairs(targets) do
   local ms = {}
   for k in pairs(t[2] or {}) do ms[#ms + 1] = MODELS[k].label end
   table.sort(ms)
-  local vals, met = over(t[2], t[3])
-  TG[#TG + 1] = string.format("| %s | %s | %s | %s |", t[1], t[2] and table.concat(ms, ", ") or "all", vals,
-    (vals == "not run" or t[4]) and "–" or met and "yes" or "**no**")
+  local vals, met, missing = over(t[2], t[3])
+  TG[#TG + 1] = string.format("| %s | %s | %s | %s%s |", t[1], t[2] and table.concat(ms, ", ") or "all", vals,
+    (vals == "not run" or t[4]) and "–" or met and "yes" or "**no**",
+    missing > 0 and string.format(" (%d run%s not measured)", missing, missing == 1 and "" or "s") or "")
 end
 -- Energy drift grows with h (seeds/003.md §6.3's accuracy trend), per model, analytic dense.
 local grows = {}
@@ -222,8 +244,8 @@ for _, c in ipairs(cases) do
   local prev, ok, list = nil, true, {}
   for _, x in ipairs(c.runs) do
     local d = get(x, "analytic_dense", "drift")
-    list[#list + 1] = fmt(d, "%.3g")
-    if type(d) ~= "number" or (prev and d < prev) then ok = false end
+    list[#list + 1] = fmt(d, "%.3g") .. (x.alpha_rel and (" (α_rel " .. x.alpha_rel .. ")") or "")
+    if type(d) == "number" and prev and d < prev then ok = false end
     prev = type(d) == "number" and d or prev
   end
   grows[#grows + 1] = string.format("%s: %s (%s)", c.label, table.concat(list, ", "), ok and "grows" or "**does not grow**")
@@ -232,14 +254,15 @@ TG[#TG + 1] = string.format("| paper: energy drift grows with h (analytic dense,
   table.concat(hs, ", "), table.concat(grows, "; "))
 
 -- TSV: one row per model, step and provider.
-local TSV = { table.concat({ "model", "n", "h_ms", "t_end", "provider", "steps", "time_s", "ratio_cd", "newton", "deriv_evals",
+local TSV = { table.concat({ "model", "n", "h_ms", "alpha_rel", "t_end", "provider", "steps", "time_s", "ratio_cd", "newton", "deriv_evals",
   "jac_s", "drift_J", "phi_end", "zdiff", "zddiff", "check_rel", "status" }, "\t") }
 for _, c in ipairs(cases) do
   for _, x in ipairs(c.runs) do
     for _, p in ipairs(PROVIDERS) do
       local function v(key, f) return fmt(get(x, p[1], key), f or "%.6g") end
       local f = get(x, p[1], "failed")
-      TSV[#TSV + 1] = table.concat({ c.name, tostring(c.n or "-"), string.format("%g", x.h), string.format("%g", x.t_end), p[1],
+      TSV[#TSV + 1] = table.concat({ c.name, tostring(c.n or "-"), string.format("%g", x.h), x.alpha_rel or "default",
+        string.format("%g", x.t_end), p[1],
         v("steps", "%d"), v("time_s"), fmt(ratio(x, p[1]), "%.4f"), v("newton", "%d"), v("deriv_evals", "%d"), v("jac_s"),
         v("drift"), v("phi", "%.3g"), v("zdiff", "%.3g"), v("zddiff", "%.3g"),
         fmt(c.check and c.check["check_" .. p[1] .. "_rel"], "%.3g"),
@@ -277,7 +300,10 @@ local text = "# Whole al3 runs with six providers of the tangent's Jacobian (see
   "fov_forward, recovery) on KLU, and the same on the dense LU (the paper factored every tangent densely: this column " ..
   "separates what sparse AD saves from what KLU does). Simulated: " .. table.concat(span, ", ") .. ". Each provider's Jacobian was checked " ..
   "against the analytic one at one state before the runs (table below). ADIC2, the paper's other tool, is not packaged " ..
-  "and is left out. Ratios are same-run and comparable with the paper's only as trends (its tables are lost).\n\n" ..
+  "and is left out. Ratios are same-run and comparable with the paper's only as trends (its tables are lost). Where a " ..
+  "provider's run fails with the default penalty (alpha_rel 1e5), the model runs again at that h, every provider, " ..
+  "with alpha_rel " .. tostring(FALLBACK or "–") .. ", marked (α_rel ...); the failures are listed at the end, with " ..
+  "Phi_z's smallest singular value relative to its largest where the run stopped.\n\n" ..
   "## Total run time\n\nWall time of the steps alone (building, taping, the start-up assembly and the energy samples " ..
   "excluded), the fastest of BENCH_REPS runs (default: one run for a run of 0.2 s or more, else as many as make about " ..
   "a second); in parentheses T / T(central differences).\n\n" .. table.concat(T, "\n") .. "\n\n" ..

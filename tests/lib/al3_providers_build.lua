@@ -104,11 +104,11 @@ function M.build(H, P, cases, dir, opt)
   return secs
 end
 
--- Runs a built case for t_end seconds at the steps h_ms (a list, in ms), with providers (a list, or nil for all);
--- returns ok, the output, and its "key value" lines as a table.
-function M.run(H, c, t_end, h_ms, providers)
-  local ok, out = H.sh(string.format("%s %s %s %s", q(c.exe), tostring(t_end), table.concat(h_ms, ","),
-    providers and table.concat(providers, ",") or ""))
+-- Runs a built case for t_end seconds at the steps h_ms (a list, in ms), with providers (a list, or nil for all) and
+-- alpha_rel (nil: the al3's default); returns ok, the output, and its "key value" lines as a table.
+function M.run(H, c, t_end, h_ms, providers, alpha_rel)
+  local ok, out = H.sh(string.format("%s%s %s %s %s", alpha_rel and ("AL3_ALPHA_REL=" .. alpha_rel .. " ") or "", q(c.exe),
+    tostring(t_end), table.concat(h_ms, ","), providers and table.concat(providers, ",") or ""))
   return ok, out, H.keyvals(out)
 end
 
