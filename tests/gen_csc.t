@@ -6,10 +6,10 @@ local tap = require "tap"
 
 local dir = H.root .. "build/tmp/gen_csc"
 H.sh("rm -rf '" .. dir .. "'")
--- Every model; the large ones (vehicles, the grid) with the functions the sparse al3 tangent and the ADOL-C comparison
--- read, compiled without optimization (their full --csc build takes minutes).
+-- Every model; the large ones (vehicles, the grid) with the functions the sparse al3 tangent reads, compiled without
+-- optimization (their full --csc build takes minutes).
 local LARGE = { sedan = true, buggy = true, coach = true, fourbar_grid = true }
-local AL3 = "mass,inverse_dynamics_tangent,constraints_dz,constraints_dz_tw_dz,inverse_dynamics_dz,inverse_dynamics_dzd"
+local AL3 = "mass,inverse_dynamics_tangent,constraints_dz,constraints_dz_tw_dz"
 local models, _, listing = {}, H.sh("ls '" .. H.root .. "models'")
 for f in listing:gmatch("([%w_]+)%.lua") do models[#models + 1] = f end
 for _, m in ipairs(models) do
