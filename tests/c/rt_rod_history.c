@@ -121,5 +121,27 @@ int main(void) {
     ok(hist[0][0] == hist[1][0] && hist[0][1] == hist[1][1],
        "the first step's history entry is the same whatever stages 2-4 compute");
     ok(hist[0][3] != hist[1][3], "(later entries differ only through the states the perturbed stages produced)");
+
+    /* Snapshots (the adjoint's replays): saved, changed, loaded back, the history extrapolates as before. */
+    {
+        mb_rod_history h;
+        if (mb_rod_history_init(&h, 2, err, sizeof err)) return diag("%s", err), 1;
+        double a0[2] = {1, -1}, a1[2] = {2, 0.5}, a2[2] = {4, 3}, later[2] = {9, 9}, before[2], after[2];
+        mb_rod_history_push(&h, 0.0, a0);
+        mb_rod_history_push(&h, 0.1, a1);
+        double snap[MB_ROD_HISTORY_SNAPSHOT(2)];
+        mb_rod_history_save(&h, snap);
+        mb_rod_history_extrapolate(&h, 3, 0.15, before);
+        mb_rod_history_push(&h, 0.2, a2);
+        mb_rod_history_push(&h, 0.3, later);
+        mb_rod_history_load(&h, snap);
+        is_int(h.count, 2, "a loaded snapshot has its two samples back");
+        mb_rod_history_extrapolate(&h, 3, 0.15, after);
+        ok(before[0] == after[0] && before[1] == after[1], "and extrapolates exactly as before it was saved");
+        mb_rod_history_push(&h, 0.2, a2);
+        ok(h.count == 3 && h.t[0] == 0.2 && h.a[0][0] == 4 && h.t[2] == 0.0 && h.a[2][1] == -1,
+           "and takes new samples in order after the load");
+        mb_rod_history_free(&h);
+    }
     return done_testing();
 }
