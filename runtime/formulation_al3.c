@@ -22,11 +22,11 @@ struct mb_al3 {
     double *lamn, *lamp;                /* nc: multipliers of the last two accepted steps */
     double *J;                          /* nc x nz */
     double *fz, *fr1, *fr2, *fJ1, *fJ2; /* fd_tangent only: a perturbed copy (nz), two residuals, two Phi_z */
-    double *M, *P, *T, *K;              /* nz x nz */
+    double *M, *T, *K;                  /* nz x nz (T: the dense tangent and its LU) */
     double *Jp;                         /* nz x nz: h/2 dr/dzd + h²/4 (dr/dz + curvature), kept jacobian_reuse iterations */
     mb_linalg *lu;                      /* nz x nz, holds T's pivots */
     mb_linalg *ls;                      /* Phi_z' (nz x nc) least squares at the start */
-    mb_al3_sparse *sp;                  /* options.sparse: T in the generated patterns, factored by KLU (lu unused) */
+    mb_al3_sparse *sp;                  /* options.sparse: T in the generated patterns, factored by KLU (no lu) */
     double *pv;                         /* an outside provider's values in the dense path */
     mb_mr *mr;                          /* start-up: assembly and the consistent zdd */
     double *work;                       /* the model functions' workspace */
@@ -52,7 +52,7 @@ void mb_al3_free(mb_al3 *al) {
     if (!al) return;
     double **bufs[] = {&al->zn, &al->zdn, &al->zddn, &al->z, &al->zd, &al->zdd, &al->zdh, &al->zddh,
                        &al->r, &al->f, &al->dz, &al->zero, &al->tmp, &al->phi, &al->w, &al->lam,
-                       &al->lamn, &al->lamp, &al->vec, &al->J, &al->M, &al->P, &al->T, &al->K, &al->Jp, &al->fz,
+                       &al->lamn, &al->lamp, &al->vec, &al->J, &al->M, &al->T, &al->K, &al->Jp, &al->fz,
                        &al->fr1, &al->fr2, &al->fJ1, &al->fJ2, &al->work, &al->pv};
     for (size_t i = 0; i < sizeof bufs / sizeof *bufs; ++i) free(*bufs[i]);
     mb_linalg_free(al->lu);
@@ -137,7 +137,7 @@ mb_al3 *mb_al3_create(const mb_model *m, const mb_al3_options *o, const mb_kin_o
         if (!(*vc[i] = calloc(c, sizeof(double)))) goto nomem;
     if (!(al->J = calloc(c * n, sizeof(double)))) goto nomem;
     if (!(al->work = mb_work_alloc(m))) goto nomem;
-    double **mm[] = {&al->M, &al->P, &al->T, &al->K, &al->Jp};
+    double **mm[] = {&al->M, &al->T, &al->K, &al->Jp};
     for (size_t i = 0; i < sizeof mm / sizeof *mm; ++i)
         if (!(*mm[i] = calloc(n * n, sizeof(double)))) goto nomem;
     if (o->fd_tangent) {
@@ -153,7 +153,7 @@ mb_al3 *mb_al3_create(const mb_model *m, const mb_al3_options *o, const mb_kin_o
         mb_al3_free(al);
         return NULL;
     }
-    if (!(al->lu = mb_linalg_create(m->nz, m->nz, 1, err, errlen))) {
+    if (!sparse && !(al->lu = mb_linalg_create(m->nz, m->nz, 1, err, errlen))) {
         mb_al3_free(al);
         return NULL;
     }
