@@ -1,10 +1,12 @@
 -- al3_providers.lua: `make bench`: the whole-run comparison of seeds/003.md §6.2-6.3: the same al3 runs (four-bar,
 -- grids 1x15, 4x15, 7x15, coach; h = 1, 10, 20 ms) with the tangent's [dr/dz, dr/dzd] from six providers, and
--- sparse AD on the paper's dense LU besides (tests/peers/adolc_al3.c); total run time, ratios to central differences, Newton iterations, energy drift, and the
--- targets of the issue beside the measured ratios. Results in tests/bench/results/al3_providers.md and .tsv.
+-- sparse AD on the paper's dense LU besides (tests/peers/adolc_al3.c); total run time, ratios to central
+-- differences, Newton iterations, energy drift, and the targets of the issue beside the measured ratios. Results in
+-- tests/bench/results/al3_providers.md and .tsv.
 -- Shorter runs: AL3_MODELS (of "fourbar grid1 grid4 grid7 coach"), AL3_H (ms, "1 10 20"), AL3_T_END (seconds, for
 -- every model), AL3_STEPS (at most this many steps per run); BENCH_REPS (runs per measurement; default: one for a
--- run of 0.2 s or more, else as many as make about a second).
+-- run of 0.2 s or more, else as many as make about a second); AL3_FALLBACK (the second try's alpha_rel and max_iter,
+-- "1e7 200"; 0: none); AL3_REBUILD=0 times the last build's programs again.
 local root = arg[0]:match("^(.-)tests/bench/[^/]*$") or "./"
 arg[0] = root .. "tests/al3_providers_bench.t"
 local H = dofile(root .. "tests/lib/harness.lua")
@@ -37,15 +39,24 @@ end
 local hs = {}
 for h in (os.getenv("AL3_H") or "1 10 20"):gmatch("[%d.]+") do hs[#hs + 1] = tonumber(h) end
 local T_END, STEPS = tonumber(os.getenv("AL3_T_END") or ""), tonumber(os.getenv("AL3_STEPS") or "")
--- The second try's alpha_rel where the default penalty (1e5) fails: on the grids' near-flat loops (Phi_z's smallest
--- singular value 1e-5 of its largest) the multiplier update converges too slowly there (AL3_FALLBACK 0: no second try).
-local FALLBACK = os.getenv("AL3_FALLBACK") or "1e7"
-if tonumber(FALLBACK) == 0 then FALLBACK = false end
+-- The second try where the defaults fail: near the grids' flat configuration (Phi_z's smallest singular value 1e-5 of
+-- its largest) al3's iteration converges slowly, below max|dz| = 1e-9 only after tens to hundreds of iterations at the
+-- default penalty; a stiffer one and more iterations pass (AL3_FALLBACK 0: no second try).
+local FALLBACK = false
+do
+  local a, it = (os.getenv("AL3_FALLBACK") or "1e7 200"):match("^%s*(%S+)%s*(%S*)")
+  if tonumber(a) and tonumber(a) > 0 then
+    FALLBACK = { alpha_rel = a, max_iter = tonumber(it) and it or nil }
+    FALLBACK.label = "α_rel " .. a .. (FALLBACK.max_iter and (", max_iter " .. it) or "")
+  end
+end
 local shortened = T_END or STEPS
 
 local load0 = (H.read("/proc/loadavg") or "?"):match("^(%S+ %S+ %S+)")
 local t0 = H.now()
-local secs = B.build(H, P, cases, root .. "build/bench/al3_providers")
+-- AL3_REBUILD=0: time the programs of the last build again (when they exist), e.g. on a quieter machine.
+local secs = os.getenv("AL3_REBUILD") == "0" and B.locate(H, cases, root .. "build/bench/al3_providers") and {}
+  or B.build(H, P, cases, root .. "build/bench/al3_providers")
 local build_secs = H.now() - t0
 io.stderr:write(string.format("al3_providers: built in %.0f s (generate %.0f s, compile %.0f s)\n", build_secs,
   secs.generate or 0, secs.compile or 0))
@@ -66,13 +77,14 @@ for _, c in ipairs(cases) do
     local x = { h = h, t_end = t_end }
     c.runs[#c.runs + 1] = x
     -- With the default penalty first; where a provider fails, everything again with FALLBACK's (reported as such).
-    for _, alpha_rel in ipairs { false, FALLBACK } do
-      if c.failed or (alpha_rel and not x.any_failed) then break end
+    for _, settings in ipairs { false, FALLBACK } do
+      if c.failed or (settings and not x.any_failed) then break end
       local s = H.now()
-      local ok, out, r = B.run(H, c, t_end, { h }, nil, alpha_rel or nil)
-      x.r, x.secs, x.alpha_rel, x.any_failed = r, H.now() - s, alpha_rel or nil, false
+      local ok, out, r = B.run(H, c, t_end, { h }, nil, settings and { alpha_rel = settings.alpha_rel,
+        max_iter = settings.max_iter } or nil)
+      x.r, x.secs, x.fallback, x.any_failed = r, H.now() - s, settings and settings.label or nil, false
       c.n, c.check = r.n, c.check or r
-      local at = string.format("%s, h = %g ms%s", c.label, h, alpha_rel and (", alpha_rel " .. alpha_rel) or "")
+      local at = string.format("%s, h = %g ms%s", c.label, h, settings and (", " .. settings.label) or "")
       if not ok then
         x.crashed = out:match("[^\n]*$") ~= "" and out:match("[^\n]*$") or out:sub(-300)
         notes[#notes + 1] = string.format("%s: the program failed: %s", at, x.crashed)
@@ -104,7 +116,7 @@ local function ratio(x, p)
 end
 local function fmt(v, f) return type(v) == "number" and string.format(f, v) or "–" end
 -- A run's step, marked where it is the second try with another penalty.
-local function hlabel(x) return string.format("%g", x.h) .. (x.alpha_rel and (" (α_rel " .. x.alpha_rel .. ")") or "") end
+local function hlabel(x) return string.format("%g", x.h) .. (x.fallback and (" (" .. x.fallback .. ")") or "") end
 local function cell_time(x, p)
   local t = get(x, p, "time_s")
   if type(t) ~= "number" then return get(x, p, "failed") and "failed" or "–" end
@@ -176,7 +188,7 @@ local function over(models, fn)
     if models == nil or models[c.name] then
       for _, x in ipairs(c.runs) do
         local v, ok = fn(x)
-        vals[#vals + 1] = string.format("%s %g ms%s: %s", c.label, x.h, x.alpha_rel and (" (α_rel " .. x.alpha_rel .. ")") or "",
+        vals[#vals + 1] = string.format("%s %g ms%s: %s", c.label, x.h, x.fallback and (" (" .. x.fallback .. ")") or "",
           fmt(v, "%.2f"))
         if v then measured, all = measured + 1, all and ok else missing = missing + 1 end
       end
@@ -244,7 +256,7 @@ for _, c in ipairs(cases) do
   local prev, ok, list = nil, true, {}
   for _, x in ipairs(c.runs) do
     local d = get(x, "analytic_dense", "drift")
-    list[#list + 1] = fmt(d, "%.3g") .. (x.alpha_rel and (" (α_rel " .. x.alpha_rel .. ")") or "")
+    list[#list + 1] = fmt(d, "%.3g") .. (x.fallback and (" (" .. x.fallback .. ")") or "")
     if type(d) == "number" and prev and d < prev then ok = false end
     prev = type(d) == "number" and d or prev
   end
@@ -254,14 +266,14 @@ TG[#TG + 1] = string.format("| paper: energy drift grows with h (analytic dense,
   table.concat(hs, ", "), table.concat(grows, "; "))
 
 -- TSV: one row per model, step and provider.
-local TSV = { table.concat({ "model", "n", "h_ms", "alpha_rel", "t_end", "provider", "steps", "time_s", "ratio_cd", "newton", "deriv_evals",
+local TSV = { table.concat({ "model", "n", "h_ms", "settings", "t_end", "provider", "steps", "time_s", "ratio_cd", "newton", "deriv_evals",
   "jac_s", "drift_J", "phi_end", "zdiff", "zddiff", "check_rel", "status" }, "\t") }
 for _, c in ipairs(cases) do
   for _, x in ipairs(c.runs) do
     for _, p in ipairs(PROVIDERS) do
       local function v(key, f) return fmt(get(x, p[1], key), f or "%.6g") end
       local f = get(x, p[1], "failed")
-      TSV[#TSV + 1] = table.concat({ c.name, tostring(c.n or "-"), string.format("%g", x.h), x.alpha_rel or "default",
+      TSV[#TSV + 1] = table.concat({ c.name, tostring(c.n or "-"), string.format("%g", x.h), x.fallback or "default",
         string.format("%g", x.t_end), p[1],
         v("steps", "%d"), v("time_s"), fmt(ratio(x, p[1]), "%.4f"), v("newton", "%d"), v("deriv_evals", "%d"), v("jac_s"),
         v("drift"), v("phi", "%.3g"), v("zdiff", "%.3g"), v("zddiff", "%.3g"),
@@ -285,9 +297,9 @@ for _, c in ipairs(cases) do span[#span + 1] = string.format("%s %g s", c.label,
 local text = "# Whole al3 runs with six providers of the tangent's Jacobian (seeds/003.md §6.2–6.3)\n\n" ..
   string.format("Machine: %s, %s cores, load average %s at the start, %s at the end; %s (generated model, driver and " ..
     "providers -O2; the ADOL-C tape's adouble code -O0, only its evaluations being timed); ADOL-C %s (libadolc-dev, no " ..
-    "ColPack), SuiteSparse %s (KLU); %s. One run of `tests/bench/al3_providers.sh` (%.0f s, of which building %.0f s)%s.\n\n",
+    "ColPack), SuiteSparse %s (KLU); %s. One run of `tests/bench/al3_providers.sh` (%.0f s, of which building %s)%s.\n\n",
     machine, first_line("nproc"), tostring(load0), (H.read("/proc/loadavg") or "?"):match("^(%S+ %S+ %S+)"), gcc, adolc, ss,
-    os.date("!%Y-%m-%d"), H.now() - t0, build_secs,
+    os.date("!%Y-%m-%d"), H.now() - t0, next(secs) and string.format("%.0f s", build_secs) or "none: AL3_REBUILD=0",
     shortened and string.format(", **shortened** (AL3_T_END %s, AL3_STEPS %s)", tostring(T_END or "–"), tostring(STEPS or "–")) or "") ..
   "The same trapezoidal index-3 augmented-Lagrangian run (runtime/formulation_al3.h through mb_sim, from the model's " ..
   "assembled initial state) with the paper's setting, approx_tangent = 1 (seeds/003.md eq. 20: dr/dz at zdd = 0, no " ..
@@ -301,9 +313,9 @@ local text = "# Whole al3 runs with six providers of the tangent's Jacobian (see
   "separates what sparse AD saves from what KLU does). Simulated: " .. table.concat(span, ", ") .. ". Each provider's Jacobian was checked " ..
   "against the analytic one at one state before the runs (table below). ADIC2, the paper's other tool, is not packaged " ..
   "and is left out. Ratios are same-run and comparable with the paper's only as trends (its tables are lost). Where a " ..
-  "provider's run fails with the default penalty (alpha_rel 1e5), the model runs again at that h, every provider, " ..
-  "with alpha_rel " .. tostring(FALLBACK or "–") .. ", marked (α_rel ...); the failures are listed at the end, with " ..
-  "Phi_z's smallest singular value relative to its largest where the run stopped.\n\n" ..
+  "provider's run fails with the defaults (alpha_rel 1e5, max_iter 30), the model runs again at that h, every provider, " ..
+  "with " .. (FALLBACK and FALLBACK.label or "– (AL3_FALLBACK 0)") .. ", marked so; the failures are listed at the end, " ..
+  "with Phi_z's smallest singular value relative to its largest where the run stopped.\n\n" ..
   "## Total run time\n\nWall time of the steps alone (building, taping, the start-up assembly and the energy samples " ..
   "excluded), the fastest of BENCH_REPS runs (default: one run for a run of 0.2 s or more, else as many as make about " ..
   "a second); in parentheses T / T(central differences).\n\n" .. table.concat(T, "\n") .. "\n\n" ..

@@ -104,11 +104,24 @@ function M.build(H, P, cases, dir, opt)
   return secs
 end
 
+-- The programs of an earlier M.build into dir, without building: true when every case has one (c.dir, c.exe set).
+-- Only for re-timing: nothing checks that they match the sources.
+function M.locate(H, cases, dir)
+  for _, c in ipairs(cases) do
+    c.dir = dir .. "/" .. c.name
+    c.exe = c.dir .. "/al3prov"
+    if not H.sh("test -x " .. q(c.exe)) then return false end
+  end
+  return true
+end
+
 -- Runs a built case for t_end seconds at the steps h_ms (a list, in ms), with providers (a list, or nil for all) and
--- alpha_rel (nil: the al3's default); returns ok, the output, and its "key value" lines as a table.
-function M.run(H, c, t_end, h_ms, providers, alpha_rel)
-  local ok, out = H.sh(string.format("%s%s %s %s %s", alpha_rel and ("AL3_ALPHA_REL=" .. alpha_rel .. " ") or "", q(c.exe),
-    tostring(t_end), table.concat(h_ms, ","), providers and table.concat(providers, ",") or ""))
+-- settings (nil: the al3's defaults; { alpha_rel =, max_iter = }); returns ok, the output, and its "key value" lines.
+function M.run(H, c, t_end, h_ms, providers, settings)
+  local env = ""
+  for k, v in pairs(settings or {}) do env = env .. string.format("AL3_%s=%s ", k:upper(), v) end
+  local ok, out = H.sh(string.format("%s%s %s %s %s", env, q(c.exe), tostring(t_end), table.concat(h_ms, ","),
+    providers and table.concat(providers, ",") or ""))
   return ok, out, H.keyvals(out)
 end
 

@@ -1,10 +1,11 @@
-/* adolc_al3.c: one model's whole al3 runs of seeds/003.md §6.2, the tangent's Jacobian from each provider in turn; prints "key value" lines. */
+/* adolc_al3.c: one model's whole al3 runs (seeds/003.md §6.2), the tangent's Jacobian from each provider in turn. */
 /* The same trapezoidal index-3 augmented-Lagrangian run (approx_tangent, jacobian_reuse 3, else the defaults) with
  * [dr/dz, dr/dzd] from the generated derivatives on the dense LU and on the sparse KLU path, central differences,
  * and ADOL-C dense forward, dense reverse (dense LU) and sparse (KLU, and the dense LU of the paper), each at every
- * step h given, after a check at one state that each provider's Jacobian is the analytic one. Built per model by tests/lib/al3_providers_build.lua.
+ * step h given, after a check at one state that each provider's Jacobian is the analytic one; prints "key value"
+ * lines. Built per model by tests/lib/al3_providers_build.lua.
  * Usage: al3prov T_END H_MS[,H_MS...] [PROVIDER,...]; BENCH_REPS runs of each (the fastest is reported), AL3_ALPHA_REL
- * the penalty's alpha_rel. */
+ * and AL3_MAX_ITER the al3's alpha_rel and max_iter. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>
@@ -177,12 +178,14 @@ static int sample(mb_sim *s, balance *b, int first, double dt) {
     return MB_OK;
 }
 
-/* The paper's setting (seeds/003.md eq. 20, J every 3 Newton iterations), otherwise the defaults; AL3_ALPHA_REL
- * replaces the automatic penalty's alpha_rel (the benchmark's second try where the default fails). */
+/* The paper's setting (seeds/003.md eq. 20, J every 3 Newton iterations), otherwise the defaults; AL3_ALPHA_REL and
+ * AL3_MAX_ITER replace the automatic penalty's alpha_rel and the Newton iterations allowed per step (the benchmark's
+ * second try where the defaults fail). */
 static void options(const provider *pv, ad_al3 *ad, double h, mb_sim_options *o) {
     memset(o, 0, sizeof *o);
     mb_sim_options_default(o, &wm);
     if (getenv("AL3_ALPHA_REL")) o->al3.alpha_rel = atof(getenv("AL3_ALPHA_REL"));
+    if (getenv("AL3_MAX_ITER")) o->al3.max_iter = atoi(getenv("AL3_MAX_ITER"));
     o->formulation = MB_FORMULATION_AL3;
     o->integrator = MB_INTEGRATOR_TRAPEZOIDAL;
     o->step = h;
@@ -367,7 +370,7 @@ int main(int argc, char **argv) {
      * with t and u not zero; the tape is recorded there too. */
     mb_sim_options o0;
     options(&PROVIDERS[0], NULL, hs[0] * 1e-3, &o0);
-    printf("alpha_rel %g\n", o0.al3.alpha_rel);
+    printf("alpha_rel %g\nmax_iter %d\n", o0.al3.alpha_rel, o0.al3.max_iter);
     mb_sim *s0 = mb_sim_create(&MB_MODEL, &o0, err, sizeof err);
     if (!s0) {
         fprintf(stderr, "al3prov: the model does not start: %s\n", err);
