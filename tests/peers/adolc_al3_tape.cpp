@@ -7,20 +7,7 @@
 #include <adolc/adolc.h>
 #include <vector>
 
-#define MB_REAL adouble
-// The piecewise functions as ADOL-C tapes them: their switch is recorded (condassign, fmax, fmin), so one tape
-// serves every state of the run; a C ternary on adoubles would not compile.
-static inline adouble mb_ad_atan2(const adouble &y, const adouble &x) { return atan2(y, x); }
-static inline adouble mb_ad_select(const adouble &c, const adouble &a, const adouble &b) {
-    adouble r;
-    condassign(r, c, a, b);
-    return r;
-}
-#define MB_ATAN2(y, x) mb_ad_atan2(adouble(y), adouble(x))
-#define MB_MAX(a, b) fmax(adouble(a), adouble(b))
-#define MB_MIN(a, b) fmin(adouble(a), adouble(b))
-#define MB_SELECT(c, a, b) mb_ad_select(adouble(c), adouble(a), adouble(b))
-#include AD_MODEL_C
+#include "adolc_real.h"
 
 // Independents in the order x = [z (n), zd (n), t, u (nu)]; p is a constant of the tape (the provider refuses
 // another p), zdd the zero vector. Writes r(x) into y. Declared in adolc_al3_jac.cpp: this file's mb_args is

@@ -5,20 +5,7 @@
 #include <adolc/adolc.h>
 #include <vector>
 
-#define MB_REAL adouble
-// The piecewise functions as ADOL-C tapes them (its fmax/fmin and condassign record the switch; a C ternary
-// on adoubles does not compile), and atan2 with a constant argument (ADOL-C has only the adouble pair).
-static inline adouble mb_ad_atan2(const adouble &y, const adouble &x) { return atan2(y, x); }
-static inline adouble mb_ad_select(const adouble &c, const adouble &a, const adouble &b) {
-    adouble r;
-    condassign(r, c, a, b);
-    return r;
-}
-#define MB_ATAN2(y, x) mb_ad_atan2(adouble(y), adouble(x))
-#define MB_MAX(a, b) fmax(adouble(a), adouble(b))
-#define MB_MIN(a, b) fmin(adouble(a), adouble(b))
-#define MB_SELECT(c, a, b) mb_ad_select(adouble(c), adouble(a), adouble(b))
-#include AD_MODEL_C
+#include "adolc_real.h"
 
 extern "C" {
 int ref_np(void);
