@@ -323,8 +323,9 @@ local text = "# Whole al3 runs with six providers of the tangent's Jacobian (see
   "## Newton iterations per step (Jacobian evaluations)\n\n" .. table.concat(N, "\n") .. "\n\n" ..
   "## The Jacobian alone\n\nTime in the provider's Jacobian calls, its share of the run, and per evaluation: the " ..
   "generated derivative slots timed by a wrapper (analytic), the hook (ADOL-C, including the recovery into the pattern); " ..
-  "for central differences an estimate, the residual calls counted in the run (4n per evaluation, checked) times one " ..
-  "residual's time at the check state (timing each of them would cost as much as the four-bar's residual).\n\n" ..
+  "for central differences the residual calls they make, counted in the run (4n per evaluation, checked), one in 16 of " ..
+  "them timed there less a clock read's cost and scaled to all (timing each would cost as much as the four-bar's " ..
+  "residual). Of the fastest of the repeated runs, like the total.\n\n" ..
   table.concat(J, "\n") .. "\n\n" ..
   "## Accuracy\n\nEnergy drift: the largest |E − E0 − W| over the run, sampled after every step (W: the work of the " ..
   "non-conservative and constraint forces, trapezoidal quadrature, as mbrun's balance), the paper's \"absolute variation " ..
