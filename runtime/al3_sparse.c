@@ -27,16 +27,6 @@ static int *map_of(const int *pos, int n, const mb_pattern *p) {
     return map;
 }
 
-int mb_pattern_valid(const mb_pattern *p, int rows, int cols) {
-    if (!p || p->rows != rows || p->cols != cols || !p->colptr || p->colptr[0] != 0) return 0;
-    for (int j = 0; j < cols; ++j) {
-        if (p->colptr[j + 1] < p->colptr[j]) return 0;
-        for (int k = p->colptr[j]; k < p->colptr[j + 1]; ++k)
-            if (p->rowind[k] < 0 || p->rowind[k] >= rows) return 0;
-    }
-    return 1;
-}
-
 static const char *mname(const mb_model *m) { return m->name ? m->name : "(unnamed)"; }
 
 mb_al3_sparse *mb_al3_sparse_create(const mb_model *m, const mb_pattern *provider, int curvature, char *err,

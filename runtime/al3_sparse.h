@@ -32,9 +32,6 @@ mb_al3_sparse *mb_al3_sparse_create(const mb_model *m, const mb_pattern *provide
                                     size_t errlen);
 void mb_al3_sparse_free(mb_al3_sparse *s);
 
-/* 1 when p is a rows x cols compressed-column pattern whose indices are in range. */
-int mb_pattern_valid(const mb_pattern *p, int rows, int cols);
-
 /* dst[map[k]] += scale src[k], k < count. */
 void mb_al3_sparse_scatter(const int *map, int count, const double *src, double scale, double *dst);
 /* Tv += scale Phi_z'Phi_z from Jv. */

@@ -99,6 +99,19 @@ typedef struct {
     const int *rowind;            /* colptr[cols] */
 } mb_pattern;
 
+/* 1 when p is a rows x cols compressed-column pattern whose indices are in range (a pattern from outside the
+ * generated code, e.g. a Jacobian provider's). */
+static inline int mb_pattern_valid(const mb_pattern *p, int rows, int cols)
+{
+    if (!p || p->rows != rows || p->cols != cols || !p->colptr || p->colptr[0] != 0) return 0;
+    for (int j = 0; j < cols; ++j) {
+        if (p->colptr[j + 1] < p->colptr[j]) return 0;
+        for (int k = p->colptr[j]; k < p->colptr[j + 1]; ++k)
+            if (p->rowind[k] < 0 || p->rowind[k] >= rows) return 0;
+    }
+    return 1;
+}
+
 /* Defaults of `mbgen run` taken from the model's `simulate` element. */
 typedef struct {
     double t_end, step, tolerance;
