@@ -10,10 +10,7 @@ local tap = require "tap"
 local TMP = H.root .. "build/tmp/cl_al3_reuse"
 H.mkdir(TMP)
 local function run(model, args)
-  local csv = TMP .. "/run.csv"
-  os.remove(csv)
-  local ok, out = H.mbgen(string.format("run -q models/%s.lua --t-end 1 %s --out '%s'", model, args, csv), TMP)
-  local z = H.csv_z(csv)
+  local ok, out, _, _, z = H.run_z(string.format("-q models/%s.lua --t-end 1 %s", model, args), TMP)
   local it, jac, der = out:match("Newton iterations (%d+), Jacobian evaluations (%d+) %(their derivatives evaluated (%d+) times")
   return ok, out, z, tonumber(it), tonumber(jac), tonumber(der)
 end

@@ -65,10 +65,8 @@ tap.like(tostring(r.sparse_error), "no compressed form of mass.*%-%-csc", "witho
 
 -- mbgen run: --jacobian auto picks the sparse tangent from 40 coordinates on, and the summary says which ran.
 local function run(model, args)
-  local csv = TMP .. "/run.csv"
-  os.remove(csv)
-  local okr, o = H.mbgen(string.format("run %s --formulation al3 --t-end 0.2 --step 0.01 %s --out '%s'", model, args, csv), TMP)
-  return okr, o, H.csv_z(csv)
+  local okr, o, _, _, z = H.run_z(string.format("%s --formulation al3 --t-end 0.2 --step 0.01 %s", model, args), TMP)
+  return okr, o, z
 end
 local oka, outa, za = run("models/fourbar_grid.lua", "")
 tap.ok(oka, "grid 1 x 15 runs with the default --jacobian")

@@ -8,10 +8,8 @@ local tap = require "tap"
 local TMP = H.root .. "build/tmp/cl_penalty"
 H.mkdir(TMP)
 local function run(model, args)
-  local csv = TMP .. "/run.csv"
-  os.remove(csv)
-  local ok, out = H.mbgen(string.format("run -q models/%s.lua --t-end 1 --step 1e-3 %s --out '%s'", model, args, csv), TMP)
-  return ok, out, H.csv_z(csv)
+  local ok, out, _, _, z = H.run_z(string.format("-q models/%s.lua --t-end 1 --step 1e-3 %s", model, args), TMP)
+  return ok, out, z
 end
 local diff = H.max_diff
 local function violation(out) return tonumber(out:match("constraint violation at t = %S+: position (%S+),")) end

@@ -48,6 +48,15 @@ function H.mbgen(args, dir)
   return ok, out, H.read(err) or "", code
 end
 
+-- `mbgen run ARGS --out DIR/run.csv` from the root: ok, stdout, stderr, exit code and the last row's coordinates
+-- (H.csv_z; empty when the run wrote no CSV).
+function H.run_z(args, dir)
+  local csv = dir .. "/run.csv"
+  os.remove(csv)
+  local ok, out, err, code = H.mbgen(string.format("run %s --out '%s'", args, csv), dir)
+  return ok, out, err, code, H.csv_z(csv)
+end
+
 -- The coordinates { ["z.NAME"] = value } of an mbrun CSV's last row, and the largest difference of two such tables.
 function H.csv_z(path)
   local z = {}
