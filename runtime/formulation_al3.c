@@ -14,6 +14,9 @@ struct mb_al3 {
     mb_al3_options o;
     int nz, nc;
     double t, h, alpha;
+    double alpha0;                      /* the start's penalty; alpha is raised above it near singular configurations */
+    long calm, raises;                  /* steps since the last rise; rises so far */
+    double raise_max;                   /* the largest alpha / alpha0 reached */
     double hp;                          /* the step before the last one; 0 until there is one */
     double *zn, *zdn, *zddn;            /* the last accepted step */
     double *z, *zd, *zdd, *zdh, *zddh;  /* iterate and the trapezoidal constants */
@@ -35,6 +38,7 @@ struct mb_al3 {
 void mb_al3_options_default(mb_al3_options *o) {
     o->alpha = 0;
     o->alpha_rel = 1e5;
+    o->alpha_raise = 1e4;
     o->newton_tol = 1e-10;
     o->phi_tol = 1e-10;
     o->max_iter = 30;
@@ -90,10 +94,10 @@ mb_al3 *mb_al3_create(const mb_model *m, const mb_al3_options *o, const mb_kin_o
                 mname(m));
         return NULL;
     }
-    if (!(o->newton_tol > 0) || !(o->phi_tol > 0) || o->max_iter < 1 || !(o->alpha_rel > 0) || !isfinite(o->alpha) ||
-        o->jacobian_reuse < 1) {
+    if (!(o->newton_tol > 0) || !(o->phi_tol > 0) || o->max_iter < 1 || !(o->alpha_rel > 0) || !(o->alpha_raise >= 1) ||
+        !isfinite(o->alpha_raise) || !isfinite(o->alpha) || o->jacobian_reuse < 1) {
         mb_fail(err, errlen, MB_ERR_ARG, "al3: options need newton_tol > 0, phi_tol > 0, max_iter >= 1, alpha_rel > 0, "
-                "jacobian_reuse >= 1");
+                "1 <= alpha_raise < inf, jacobian_reuse >= 1");
         return NULL;
     }
     const mb_al3_provider *pr = &o->jacobian;
@@ -295,9 +299,11 @@ int mb_al3_reset(mb_al3 *al, double t, const double *z, const double *zd, const 
     al->t = t;
     al->h = h;
     al->hp = 0;
+    al->calm = al->raises = 0;
+    al->raise_max = 1;
     memset(al->lamn, 0, (size_t)(nc > 0 ? nc : 1) * sizeof(double));
     if (nc == 0) {
-        al->alpha = 0;
+        al->alpha = al->alpha0 = 0;
         return MB_OK;
     }
     /* lambda: Phi_z' lambda = Q - M zdd = -r, least squares (minimum norm when redundant). */
@@ -323,6 +329,7 @@ int mb_al3_reset(mb_al3 *al, double t, const double *z, const double *zd, const 
         if (!(jmax > 0)) jmax = 1;
         al->alpha = al->o.alpha_rel * 4 / (h * h) * mmax / jmax;
     }
+    al->alpha0 = al->alpha;
     return MB_OK;
 }
 
@@ -439,8 +446,8 @@ static int step(mb_al3 *al, double h, const double *u, const double *p, mb_stats
      * quick_return 2316 instead of 2131 iterations over 1000 steps at alpha_rel 1e3. */
     for (int i = 0; i < nc; ++i)
         al->lam[i] = al->lamn[i] + (al->hp > 0 ? h / al->hp * (al->lamn[i] - al->lamp[i]) : 0);
-    double dzmax = INFINITY, phimax = INFINITY;
-    int it;
+    double dzmax = INFINITY, phimax = INFINITY, dzlast = INFINITY;
+    int it, since = 0; /* the iteration the penalty last changed at */
     for (it = 0; it < al->o.max_iter; ++it) {
         for (int i = 0; i < n; ++i) {
             al->zd[i] = c2 * al->z[i] + al->zdh[i];
@@ -502,11 +509,33 @@ static int step(mb_al3 *al, double h, const double *u, const double *p, mb_stats
             dzmax = fmax(dzmax, fabs(al->dz[i]));
         }
         dzmax /= 1 + zmax;
+        /* The multiplier update stalls where Phi_z is nearly singular: its error along the weak direction
+         * shrinks by 1 / (1 + alpha h²/4 sigma² / m) per iteration, 0.99 on the 4 x 15 grid near its flat
+         * configuration at the default penalty, and so does Newton's correction. A tenfold stiffer penalty
+         * converges there in a few iterations; it is not the default because its rounding shows in the
+         * motion elsewhere (mb_al3_options.alpha_rel), hence a rise only where the iteration stalls: a
+         * correction not converged and not half the last, from the fourth iteration at one penalty on. Never
+         * on a converged correction, so that the factorization the projections reuse has the step's final
+         * penalty. The pure penalty has no update to stall, and a rise would change its solution. */
+        if (!al->o.penalty && it >= since + 3 && dzmax > al->o.newton_tol && dzmax > 0.5 * dzlast &&
+            alpha * 10 <= al->alpha0 * al->o.alpha_raise * (1 + 1e-12)) {
+            alpha *= 10;
+            al->alpha = alpha;
+            al->calm = 0;
+            al->raises++;
+            al->raise_max = fmax(al->raise_max, alpha / al->alpha0);
+            since = it;
+        }
+        dzlast = dzmax;
         if (st) {
             st->newton_iters++;
             st->rhs_evals++;
         }
         if (!isfinite(dzmax)) break;
+    }
+    if (al->alpha > al->alpha0 && ++al->calm >= MB_AL3_CALM_STEPS) {
+        al->alpha = fmax(al->alpha0, al->alpha / 10);
+        al->calm = 0;
     }
     if (it == al->o.max_iter || !isfinite(dzmax))
         return mb_fail(err, errlen, MB_ERR_NEWTON,
@@ -568,6 +597,12 @@ const double *mb_al3_zd(const mb_al3 *al) { return al->zdn; }
 const double *mb_al3_zdd(const mb_al3 *al) { return al->zddn; }
 const double *mb_al3_lambda(const mb_al3 *al) { return al->lamn; }
 double mb_al3_alpha(const mb_al3 *al) { return al->alpha; }
+
+void mb_al3_penalty_info(const mb_al3 *al, mb_al3_penalty_stats *out) {
+    out->alpha0 = al->alpha0;
+    out->raises = al->raises;
+    out->max_factor = al->raise_max;
+}
 mb_kin *mb_al3_kin(mb_al3 *al) { return mb_mr_kin(al->mr); }
 
 void mb_al3_tangent_info(const mb_al3 *al, mb_al3_tangent_stats *out) {

@@ -42,6 +42,12 @@ typedef struct {
                           * removes about 1/alpha_rel of lambda's error per iteration and the
                           * projections leave constraint residuals of that order; above about 1e7 the
                           * rounding of the stiff penalty terms starts to show in the motion */
+    double alpha_raise;  /* al3 (not penalty): the largest factor the penalty may rise by (1e4; 1: fixed). Near a
+                          * singular configuration (Phi_z's smallest singular value 1e-5 of its largest on the grids) the
+                          * multiplier update stalls: Newton's correction shrinks by 1 % per iteration. When it shrinks
+                          * by less than half in an iteration (the fourth or later at one penalty), the penalty rises
+                          * tenfold for this step and the next MB_AL3_CALM_STEPS; it falls back tenfold after each such
+                          * calm stretch */
     double newton_tol;   /* converged when max|dz| <= newton_tol (1 + max|z|) ... (1e-10) */
     double phi_tol;      /* ... and max|Phi| <= phi_tol (1e-10) */
     int max_iter;        /* Newton iterations per step (30) */
@@ -64,6 +70,8 @@ typedef struct {
 } mb_al3_options;
 
 #define MB_AL3_SPARSE_AUTO (-1)
+/* Steps a raised penalty is kept for before it falls back tenfold. */
+#define MB_AL3_CALM_STEPS 100
 /* Below this size the dense LU is as fast (tests/bench/results/al3_tangent.md). */
 #define MB_AL3_SPARSE_MIN_NZ 40
 
@@ -94,7 +102,14 @@ const double *mb_al3_z(const mb_al3 *al);
 const double *mb_al3_zd(const mb_al3 *al);
 const double *mb_al3_zdd(const mb_al3 *al);
 const double *mb_al3_lambda(const mb_al3 *al);  /* nc multipliers */
-double mb_al3_alpha(const mb_al3 *al);
+double mb_al3_alpha(const mb_al3 *al);         /* the penalty now (raised or not) */
+/* The start's penalty, its rises so far (each tenfold) and the largest factor it reached over the start's. */
+typedef struct {
+    double alpha0;
+    long raises;
+    double max_factor;
+} mb_al3_penalty_stats;
+void mb_al3_penalty_info(const mb_al3 *al, mb_al3_penalty_stats *out);
 mb_kin *mb_al3_kin(mb_al3 *al);               /* for violation reports */
 
 /* How the tangent is factored: sparse (1) or dense (0); for sparse, T's structural non-zeros, those of its last L + U,

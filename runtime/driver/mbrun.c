@@ -47,7 +47,10 @@ static void usage(FILE *f, const char *prog) {
             "                        Baumgarte's stabilisation, rk4 or dopri5)\n"
             "  --baumgarte-a A       baumgarte: damping of the constraint drift, 1/s (default 10)\n"
             "  --baumgarte-b B       baumgarte: stiffness of the constraint drift, 1/s (default 10)\n"
-            "  --alpha A             al3, penalty: penalty (default automatic, 1e5 relative to M and h)\n"
+            "  --alpha A             al3, penalty: penalty (default automatic, --alpha-rel relative to M and h)\n"
+            "  --alpha-rel R         al3, penalty: the automatic penalty relative to M and h (default 1e5)\n"
+            "  --alpha-raise F       al3: the largest factor the penalty may rise by where the multiplier update\n"
+            "                        stalls, near a singular configuration (default 1e4; 1: fixed penalty)\n"
             "  --jacobian-reuse K    al3, penalty: the residual's derivatives evaluated every K Newton iterations\n"
             "                        (default 1; M, the penalty term and the factorization at every iteration)\n"
             "  --jacobian J          al3, penalty: the tangent from the generated derivatives, factored dense\n"
@@ -166,7 +169,7 @@ static int parse_num(const char *opt, const char *s, double *out) {
 }
 
 static int takes_value(const char *opt) {
-    static const char *const names[] = {"--t-end", "--step", "--integrator", "--formulation", "--alpha", "--tolerance", "--max-steps",
+    static const char *const names[] = {"--t-end", "--step", "--integrator", "--formulation", "--alpha", "--alpha-rel", "--alpha-raise", "--tolerance", "--max-steps",
                                         "--newton-tol", "--newton-max-iter", "--out", "--output-step", "--set", "--drift-tol",
                                         "--rod-inertia", "--baumgarte-a", "--baumgarte-b", "--jacobian-reuse",
                                         "--jacobian"};
@@ -275,6 +278,20 @@ static int parse_args(int argc, char **argv, run_args *a) {
                 return 2;
             }
             a->o.al3.alpha = v;
+        } else if (!strcmp(opt, "--alpha-rel")) {
+            if (parse_num(opt, val, &v)) return 2;
+            if (!(v > 0)) {
+                fprintf(stderr, "mbrun: --alpha-rel must be positive (got %g)\n", v);
+                return 2;
+            }
+            a->o.al3.alpha_rel = v;
+        } else if (!strcmp(opt, "--alpha-raise")) {
+            if (parse_num(opt, val, &v)) return 2;
+            if (!(v >= 1)) {
+                fprintf(stderr, "mbrun: --alpha-raise must be 1 or more (got %g)\n", v);
+                return 2;
+            }
+            a->o.al3.alpha_raise = v;
         } else if (!strcmp(opt, "--tolerance")) {
             if (parse_num(opt, val, &v)) return 2;
             if (!(v > 0)) {
@@ -377,8 +394,11 @@ static const char *hint(int status, long step, const mb_sim_options *o) {
                           : "try a smaller --tolerance, or --integrator trapezoidal (implicit) for a stiff model";
         return "try a smaller --step or more --newton-max-iter";
     case MB_ERR_NEWTON:
-        return step == 0 ? "the mechanism does not close: check its initial coordinates and its dimensions (--set)"
-                         : "try a smaller --step or more --newton-max-iter";
+        if (step == 0) return "the mechanism does not close: check its initial coordinates and its dimensions (--set)";
+        return o->formulation == MB_FORMULATION_AL3
+                   ? "try a stiffer penalty (--alpha-rel 1e7, or a larger --alpha-raise), more --newton-max-iter, or a "
+                     "smaller --step"
+                   : "try a smaller --step or more --newton-max-iter";
     case MB_ERR_STEP_UNDERFLOW:
         return closed ? "the model is stiff or not smooth there: try --formulation al3 (implicit) or a larger --tolerance"
                       : "the model is stiff or not smooth there: try --integrator trapezoidal (implicit) or a larger "
@@ -638,6 +658,12 @@ static int run(const run_args *a) {
                        100.0 * ts.nnz / ((double)m->nz * m->nz), ts.lu_nnz, ts.full, ts.refactor);
             else
                 printf("tangent: dense, %d x %d, LAPACK LU\n", m->nz, m->nz);
+            mb_al3_penalty_stats ps;
+            mb_al3_penalty_info(mb_sim_al3(s), &ps);
+            if (m->nc > 0)
+                printf("penalty: alpha %.3g at the start, raised %ld times where the multiplier update stalled (to "
+                       "%g times at most, %g allowed)\n", ps.alpha0, ps.raises, ps.max_factor,
+                       o->formulation == MB_FORMULATION_AL3 ? o->al3.alpha_raise : 1.0);
         }
         if (m->nc > 0) {
             int rows[8], cols[8], nb = mb_sim_blocks(s, rows, cols, 8);
