@@ -65,7 +65,7 @@ function L.loop_ops(parent, m)
       while j ~= 0 do mul, add, j = mul + 1, add + 1, parent[j] end
       i = parent[i]
     end
-    mul, add, div = mul + 2 * m * depth, add + 2 * m * depth, div + m
+    mul, add, div = mul + 2 * m * depth + m, add + 2 * m * depth, div + 1   -- D⁻¹: one reciprocal per row
   end
   return { add = add, mul = mul, div = div, call = 0 }
 end

@@ -62,51 +62,104 @@ end
 -- (Featherstone, Rigid Body Dynamics Algorithms §6.5, "LTDL"), walking a parent array (parents before
 -- children). In an open tree M_ij = 0 unless one of i, j is an ancestor of the other; eliminating the leaves
 -- first keeps L within that pattern (no fill-in), so factoring costs O(Σ depth²) multiplications and the m
--- right-hand sides O(m Σ depth), against O(n³) and O(m n²) dense. The right-hand sides are stored row by row
--- (coordinate i's m values together), so each step of a walk is one loop over the m columns and the walks are
--- made once, not once per column. It stays a loop: unrolling would only bloat the file. LTDL rather than LᵀL:
--- no square roots, and D⁻¹ applied once rather than L_ii⁻¹ twice.
-local SOLVE = [[
+-- right-hand sides O(m Σ depth), against O(n³) and O(m n²) dense. LTDL rather than LᵀL: no square roots, and D⁻¹
+-- applied once rather than L_ii⁻¹ twice. It stays a loop: unrolling would only bloat the file.
+-- The right-hand sides are stored row by row (coordinate i's m values together), and both substitutions gather:
+-- a block of a row's columns is held in SOLVE_WIDTHS[1] accumulators while the rows it depends on (its
+-- descendants going up, its ancestors going down) are subtracted from it, and stored once. Against one loop over
+-- the m columns per pair of rows (a load, a multiply, a load, a subtract and a store per entry) that keeps the
+-- block in registers and gives the compiler independent chains to vectorize (SSE2 at -O2): Talos's 100
+-- right-hand sides took 941k instructions and 54 µs, with 16 accumulators 328k and 20 µs (callgrind and the
+-- same run). The last columns go by 4 and by 1.
+local SOLVE_WIDTHS = { 16, 4, 1 }
+
+-- Items joined by sep after a first-line prefix, wrapped at about 110 characters with a deeper indent.
+local function wrap(items, sep, prefix, indent)
+  local lines, line = {}, prefix
+  for i, item in ipairs(items) do
+    local piece = item .. (i < #items and sep or "")
+    if #line + #piece > 110 and line ~= prefix then
+      lines[#lines + 1] = (line:gsub("%s+$", ""))
+      line = indent
+    end
+    line = line .. piece
+  end
+  lines[#lines + 1] = (line:gsub("%s+$", ""))
+  return table.concat(lines, "\n")
+end
+
+-- One block loop of a substitution: w accumulators over columns c .. c + w - 1 of row x, started from x's
+-- entries (times r when scaled), less l times row y's for each pair the walk yields.
+local function solve_block(w, scaled, walk, l, y)
+  local decl, upd, st = {}, {}, {}
+  for k = 0, w - 1 do
+    decl[#decl + 1] = string.format("a%d = x[c + %d]%s", k, k, scaled and " * r" or "")
+    upd[#upd + 1] = string.format("a%d -= l * y[%d];", k, k)
+    st[#st + 1] = string.format("x[c + %d] = a%d;", k, k)
+  end
+  return string.format([[
+        for (; c + %d <= m; c += %d) {
+%s;
+            %s {
+                const mb_real l = %s, *y = %s + c;
+%s
+            }
+%s
+        }
+]], w, w, wrap(decl, ", ", "            mb_real ", "                "), walk, l, y,
+    wrap(upd, " ", "                ", "                "), wrap(st, " ", "            ", "            "))
+end
+
+-- The solve's C; chain: the walks count (every j < i is an ancestor of i) instead of reading the arrays.
+local function solve_source(name, chain)
+  local up, down = {}, {}
+  for _, w in ipairs(SOLVE_WIDTHS) do
+    up[#up + 1] = solve_block(w, false,
+      chain and "for (int i = j + 1; i < n; ++i)" or "for (const int *q = d0; q < d1; ++q)",
+      chain and "M[j + i * n]" or "M[j + *q * n]", chain and "B + i * m" or "B + *q * m")
+    down[#down + 1] = solve_block(w, true,
+      chain and "for (int j = i - 1; j >= 0; --j)" or "for (int j = parent[i]; j >= 0; j = parent[j])",
+      "Li[j]", "B + j * m")
+  end
+  return string.format([[
 /* Solves M X = B in place, B n x m stored row by row (B_ic in B[i m + c]), by M = L' D L with L unit
  * lower-triangular (Featherstone, RBDA sec. 6.5): L_ij (i > j) and M_ij can be non-zero only where j is an ancestor
- * of i in %s_parent, so the factorization and the substitutions walk ancestor chains only. M's upper triangle
+ * of i %s, so the factorization and the substitutions walk ancestor chains only. M's upper triangle
  * is overwritten with L (row i of L in column i: L_ij in M[j + i n]) and its diagonal with D; its lower
- * triangle is not read. Returns MB_FN_SINGULAR at a pivot that is not positive and finite. */
+ * triangle is not read. Each substitution holds a block of a row's columns in accumulators while it subtracts
+ * the rows that row depends on. Returns MB_FN_SINGULAR at a pivot that is not positive and finite. */
 static int %s_solve_ltdl(int n, mb_real *M, mb_real *B, int m)
 {
-    const int *parent = %s_parent;
-    for (int k = n - 1; k >= 0; --k) {   /* eliminate k, children first, from its ancestors */
+%s    for (int k = n - 1; k >= 0; --k) {   /* eliminate k, children first, from its ancestors */
         mb_real *Lk = M + k * n;
         const mb_real d = Lk[k];
         if (!MB_PIVOT_OK(d)) return MB_FN_SINGULAR;
-        for (int i = parent[k]; i >= 0; i = parent[i]) {
+        for (int i = %s; i >= 0; i = %s) {
             mb_real *Li = M + i * n;
             const mb_real l = Lk[i] / d;
-            for (int j = i; j >= 0; j = parent[j]) Li[j] -= l * Lk[j];
+            for (int j = i; j >= 0; j = %s) Li[j] -= l * Lk[j];
             Lk[i] = l;
         }
     }
-    for (int i = n - 1; i >= 0; --i) {   /* L' Y = B: each row into its ancestors' */
-        const mb_real *Li = M + i * n, *xi = B + i * m;
-        for (int j = parent[i]; j >= 0; j = parent[j]) {
-            mb_real *xj = B + j * m;
-            const mb_real l = Li[j];
-            for (int c = 0; c < m; ++c) xj[c] -= l * xi[c];
-        }
-    }
-    for (int i = 0; i < n; ++i) {        /* D W = Y, then L X = W: each row from its ancestors' */
+    for (int j = n - 1; j >= 0; --j) {   /* L' Y = B: each row less its descendants' (final by then) */
+        mb_real *x = B + j * m;
+%s        int c = 0;
+%s    }
+    for (int i = 0; i < n; ++i) {        /* D W = Y, then L X = W: each row less its ancestors' */
         const mb_real *Li = M + i * n;
-        mb_real *xi = B + i * m;
-        for (int c = 0; c < m; ++c) xi[c] /= Li[i];
-        for (int j = parent[i]; j >= 0; j = parent[j]) {
-            const mb_real *xj = B + j * m;
-            const mb_real l = Li[j];
-            for (int c = 0; c < m; ++c) xi[c] -= l * xj[c];
-        }
-    }
+        const mb_real r = 1 / Li[i];
+        mb_real *x = B + i * m;
+        int c = 0;
+%s    }
     return MB_FN_OK;
 }
-]]
+]], chain and "(in a chain: every j < i)" or ("in " .. name .. "_parent"), name,
+    chain and "" or string.format("    const int *parent = %s_parent;\n", name),
+    chain and "k - 1" or "parent[k]", chain and "i - 1" or "parent[i]", chain and "j - 1" or "parent[j]",
+    chain and "" or string.format("        const int *d0 = %s_desc + %s_desc_first[j], *d1 = %s_desc + %s_desc_first[j + 1];\n",
+      name, name, name, name),
+    table.concat(up), table.concat(down))
+end
 
 -- The parent array of the solve (0-based, -1 for a root): the elimination tree of the structural pattern of M
 -- (the [M, B] of the solve functions) together with the bodies' parent links, eliminating the last coordinate
@@ -162,30 +215,53 @@ local function solve_parents(tree, fns)
   return out, own
 end
 
--- The parent array's C (wrapped at 20 entries a line), before the solve that walks it.
-local function solve_text(name, parents, own)
+-- An int array's C, wrapped at 20 entries a line.
+local function int_array(cname, list)
   local lines, line = {}, {}
-  for k, p in ipairs(parents) do
-    line[#line + 1] = tostring(p)
-    if #line == 20 or k == #parents then
+  for k, v in ipairs(list) do
+    line[#line + 1] = tostring(v)
+    if #line == 20 or k == #list then
       lines[#lines + 1] = "    " .. table.concat(line, ", ")
       line = {}
     end
   end
+  return string.format("static const int %s[%d] = {\n%s\n};\n", cname, #list, table.concat(lines, ",\n"))
+end
+
+-- The parent array's C and the descendants' lists the upward substitution gathers from, before the solve that
+-- walks them; a serial chain needs neither.
+local function solve_text(name, parents, own)
   local chain = true
   for k, p in ipairs(parents) do if p ~= k - 2 then chain = false end end
   if chain then
-    -- A serial chain: every parent is the coordinate before, M is full, and the walks are plain countdowns,
-    -- which the compiler schedules better than loads from an array.
-    local text = string.format(SOLVE, name, name, name):gsub("    const int %*parent = [%w_]+;\n", "")
-      :gsub("parent%[(%a)%]", "%1 - 1"):gsub("of i in [%w_]+_parent", "of i (in a chain: every j < i)")
-    return "/* The tree the solve walks is a serial chain: each coordinate's parent is the one before. */\n" .. text
+    -- Every parent is the coordinate before, M is full, and the walks are plain counts, which the compiler
+    -- schedules better than loads from an array.
+    return "/* The tree the solve walks is a serial chain: each coordinate's parent is the one before. */\n"
+      .. solve_source(name, true)
   end
+  local n = #parents
+  local desc = {}
+  for j = 1, n do desc[j] = {} end
+  for i = 1, n do
+    local j = parents[i] + 1
+    while j > 0 do
+      table.insert(desc[j], i - 1)
+      j = parents[j] + 1
+    end
+  end
+  local first, flat = { 0 }, {}
+  for j = 1, n do
+    for _, i in ipairs(desc[j]) do flat[#flat + 1] = i end
+    first[#first + 1] = #flat
+  end
+  if #flat == 0 then flat[1] = -1 end   -- no coordinate has a descendant: a C array needs an entry
   local what = own and "each body's parent (0-based, -1: a child of ground), parents numbered first"
     or "the elimination tree of M (0-based, -1: a root), not the bodies' parents: M\n"
       .. " * couples bodies that are not ancestor and descendant (a massive rod between two branches)"
-  return string.format("/* The tree the solve walks: %s. */\nstatic const int %s_parent[%d] = {\n%s\n};\n\n",
-    what, name, #parents, table.concat(lines, ",\n")) .. string.format(SOLVE, name, name, name)
+  return string.format("/* The tree the solve walks: %s. */\n", what) .. int_array(name .. "_parent", parents)
+    .. string.format("/* Each coordinate's descendants there: %s_desc[%s_desc_first[j] .. %s_desc_first[j + 1] - 1]. */\n",
+      name, name, name)
+    .. int_array(name .. "_desc_first", first) .. int_array(name .. "_desc", flat) .. "\n" .. solve_source(name, false)
 end
 
 -- A solve function's operations: its right-hand side's (counted: C.count) and those of NAME_solve_ltdl on the
@@ -298,7 +374,7 @@ function M.generate(tree, spec, source_text, opts)
   local fns, byname, objectives = spec.functions, spec.byname, spec.objectives
 
   local stats, bodies_c, csc = {}, {}, {}
-  local parents = solve_parents(tree, fns)
+  local parents, own_parents = solve_parents(tree, fns)
   for _, f in ipairs(fns) do
     local cname = name .. "_" .. f.name
     local text, nwork, ops
@@ -397,7 +473,7 @@ function M.generate(tree, spec, source_text, opts)
   end
   if #solve_in > 0 then
     L[#L + 1] = "#if " .. table.concat(solve_in, " || ")
-    L[#L + 1] = solve_text(name, parents)
+    L[#L + 1] = solve_text(name, parents, own_parents)
     L[#L + 1] = "#endif"
     L[#L + 1] = ""
   end
