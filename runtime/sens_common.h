@@ -67,7 +67,8 @@ mb_sens_kernel sens_ddm_kernel(const sens_ctx *c, const mb_sens_options *o);
 int mb_sens_ddm_mr(sens_ctx *c, const mb_sens_problem *pr, const mb_sens_options *o, const double *z0,
                    const double *zd0, double *psi, double *grad, mb_sens_stats *st, char *err, size_t errlen);
 
-/* The AVM of closed loops (sens_matrix_r.c): the discrete adjoint of rk4 on the Matrix R formulation. */
+/* The AVM of closed loops (sens_matrix_r.c): the discrete adjoint of rk4 or of the trapezoidal rule on the Matrix R
+ * formulation. */
 int mb_sens_avm_mr(sens_ctx *c, const mb_sens_problem *pr, const mb_sens_options *o, const double *z0,
                    const double *zd0, double *psi, double *grad, mb_sens_stats *st, char *err, size_t errlen);
 

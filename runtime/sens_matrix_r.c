@@ -157,6 +157,25 @@ static int mr_rhs(void *ctx, double t, const double *y, double *f, char *err, si
 /* RK4's stages told to Matrix R, whose rod modes keep the first ones. */
 static void mr_stage(void *ctx, int stage) { mb_mr_set_stage(((mr_ctx *)ctx)->mr, stage); }
 
+/* The states of a trapezoidal run, kept for its adjoint. */
+typedef struct {
+    double *x;   /* (N + 1) x 3n: z, zd, zdd of step k */
+    int *ind;    /* (N + 1) x n: its independent coordinates (dof[k] of them) */
+    int *dof;    /* N + 1 */
+} trap_record;
+
+/* The consistent state in x and the kinematics' independent coordinates, as step k of rec. */
+static void record_state(const mr_ctx *x, trap_record *rec, long k) {
+    size_t n = (size_t)x->c->n;
+    const mb_kin *kin = mb_mr_kin(x->mr);
+    double *r = rec->x + (size_t)k * 3 * n;
+    memcpy(r, x->z, n * sizeof(double));
+    memcpy(r + n, x->zd, n * sizeof(double));
+    memcpy(r + 2 * n, x->zdd, n * sizeof(double));
+    rec->dof[k] = mb_kin_dof(kin);
+    memcpy(rec->ind + (size_t)k * n, mb_kin_independent(kin), (size_t)rec->dof[k] * sizeof(int));
+}
+
 /* ---- DDM on the trapezoidal rule: the discrete derivative of the reduced scheme of matrix_r_reduced.h ----
  * The rule on the independent coordinates, q' = q + h v + h²/4 (a + a'), v' = v + h/2 (a + a'), a' = F(q', v', p),
  * differentiated: with A = S + h Sd + h²/4 Sdd and B = Sd + h/2 Sdd (the parts known from step n),
@@ -164,13 +183,15 @@ static void mr_stage(void *ctx, int stage) { mb_mr_set_stage(((mr_ctx *)ctx)->mr
  * and S' = A + h²/4 s', Sd' = B + h/2 s', Sdd' with independent rows s'. T is the Newton tangent at the step's
  * solution (built exactly there, it also serves the next step's Newton iterations); the full columns follow by
  * linearity from the tangent model along (A_i, B_i, e_j) and along the 2d unit directions T was built from. psi
- * is the composite trapezoidal quadrature of the integrand on the same steps, plus the terminal term. */
+ * is the composite trapezoidal quadrature of the integrand on the same steps, plus the terminal term.
+ * rec (the AVM's forward run, np = 0): the states of every step are kept, and the tangent is still built at each
+ * step's solution for Newton, so that the motion is the DDM's to the last bit. */
 static int ddm_trapezoidal_mr(mr_ctx *x, const mb_sens_problem *pr, const mb_sens_options *o, const double *z0,
-                              const double *zd0, double *psi, double *grad, mb_sens_stats *st, char *err,
-                              size_t errlen) {
+                              const double *zd0, int np, trap_record *rec, double *psi, double *grad,
+                              mb_sens_stats *st, char *err, size_t errlen) {
     sens_ctx *c = x->c;
     const mb_model *m = c->m;
-    int n = c->n, np = c->ns, rc = MB_OK;
+    int n = c->n, rc = MB_OK;
     size_t nS = (size_t)n * np;
     long N = mb_fixed_step_count(pr->t0, pr->t_end, o->step);
     if (o->max_steps > 0 && N > o->max_steps)
@@ -204,6 +225,7 @@ static int ddm_trapezoidal_mr(mr_ctx *x, const mb_sens_problem *pr, const mb_sen
                                           x->Sdd, err, errlen)))
         goto done;
     mb_mrs_begin(rs, t, x->z, x->zd, x->zdd, zi, zdi);
+    if (rec) record_state(x, rec, 0);
     int d = mb_mrs_dof(rs);
     if (!(tr = mb_trap_create(d > 0 ? d : 1, o->newton_tol, o->newton_max_iter, err, errlen)) ||
         !(la = mb_linalg_create(d > 0 ? d : 1, d > 0 ? d : 1, np > 0 ? np : 1, err, errlen))) {
@@ -235,7 +257,8 @@ static int ddm_trapezoidal_mr(mr_ctx *x, const mb_sens_problem *pr, const mb_sen
         } else {
             mb_mrs_begin(rs, t, x->z, x->zd, x->zdd, zi, zdi);
         }
-        if (np > 0) {
+        if (rec) record_state(x, rec, k);
+        if (np > 0 || rec) {
             /* One evaluation of the tangent model at the solution, along the 2d unit directions of (z_i, zd_i) and the
              * np directions (A_i, B_i, e_j): the unit ones give T exactly (the sensitivities' matrix, and the next
              * step's Newton tangent), the others the right-hand sides. */
@@ -249,7 +272,7 @@ static int ddm_trapezoidal_mr(mr_ctx *x, const mb_sens_problem *pr, const mb_sen
             }
             memcpy(Su + (size_t)nu * n, A, nS * sizeof(double));
             memcpy(Sdu + (size_t)nu * n, B, nS * sizeof(double));
-            if ((rc = mb_mrt_directions(x->tan, x->mr, t, x->z, x->zd, x->zdd, c->u, c->p, na, nu, Su, Sdu, Sddu, err,
+            if ((rc = mb_mrt_directions(x->tan, x->mr, t, x->z, x->zd, x->zdd, c->u, c->p, na, np > 0 ? nu : -1, Su, Sdu, Sddu, err,
                                         errlen)))
                 goto done;
             for (int q = 0; q < d; ++q)
@@ -307,7 +330,7 @@ int mb_sens_ddm_mr(sens_ctx *c, const mb_sens_problem *pr, const mb_sens_options
     x.allow_reselection = o->allow_reselection;
     if (o->integrator == MB_INTEGRATOR_TRAPEZOIDAL) {
         x.ns = ns;
-        rc = ddm_trapezoidal_mr(&x, pr, o, z0, zd0, psi, grad, st, err, errlen);
+        rc = ddm_trapezoidal_mr(&x, pr, o, z0, zd0, ns, NULL, psi, grad, st, err, errlen);
         goto done;
     }
     if (!(y = calloc(ny, sizeof(double)))) {
@@ -334,6 +357,145 @@ int mb_sens_ddm_mr(sens_ctx *c, const mb_sens_problem *pr, const mb_sens_options
     st->reselections = x.reselections;
 done:
     free(y);
+    mr_free(&x);
+    return rc;
+}
+
+/* ---- AVM on the trapezoidal rule: the adjoint of ddm_trapezoidal_mr's recurrence ----
+ * Step k of the DDM, at step k's state with its independent rows P: the tangent model is linear in the independent
+ * rows of its directions and in p, so with G_u its columns along the 2d unit directions (those that also build T)
+ * and G_p along p, y = G_u [P A; P B] + G_p, s = T^-1 P y_dd and (S, Sd, Sdd)_k = y + G_u [h²/4 s; h/2 s], A and B
+ * from step k-1. With lambda = d grad / d (S, Sd, Sdd)_k (3n) its adjoint is
+ *     v = G_u' lambda,  mu = T^-T (h²/4 v_1 + h/2 v_2),  lambda~ = lambda + (0, 0, P' mu),
+ *     grad += G_p' lambda~,  xbar = G_u' lambda~ = v + (P Sdd_u)' mu,  Abar = P' xbar_1,  Bbar = P' xbar_2,
+ *     lambda_{k-1} = (Abar, h Abar + Bbar, h²/4 Abar + h/2 Bbar) + the objective's weighted partials at k-1,
+ * and at k = 0, where (S, Sd, Sdd)_0 = G_u [P S0; P Sd0] + G_p: grad += G_p' lambda + v . [P S0; P Sd0].
+ * The forward run is the DDM's with no columns (the same motion: it also builds each step's tangent for Newton) and
+ * keeps every step's state, 3n doubles and the independent set; the backward sweep evaluates the tangent model there
+ * again along the 2d + np directions. Like rk4's adjoint it is exact but not cheaper than the DDM. */
+static int avm_trapezoidal_mr(sens_ctx *c, const mb_sens_problem *pr, const mb_sens_options *o, const double *z0,
+                              const double *zd0, double *psi, double *grad, mb_sens_stats *st, char *err,
+                              size_t errlen) {
+    int n = c->n, np = c->m->np, rc;
+    long N = mb_fixed_step_count(pr->t0, pr->t_end, o->step);
+    if (o->max_steps > 0 && N > o->max_steps)
+        return mb_fail(err, errlen, MB_ERR_MAX_STEPS, "sens: %ld steps are more than max_steps = %ld", N, o->max_steps);
+    double h = (pr->t_end - pr->t0) / N, hh = 0.25 * h * h;
+    size_t nd = 2 * (size_t)n + (size_t)np;   /* the most directions: 2d unit ones and np in p */
+    mr_ctx x;
+    trap_record rec = {malloc((size_t)(N + 1) * 3 * n * sizeof(double)), malloc((size_t)(N + 1) * n * sizeof(int)),
+                       malloc((size_t)(N + 1) * sizeof(int))};
+    double *buf = calloc(3 * (size_t)n * nd + 5 * (size_t)n + (size_t)n * n + (size_t)n, sizeof(double));
+    mb_linalg *la = mb_linalg_create(n, n, 1, err, errlen);
+    if ((rc = mr_init(&x, c, o, (int)nd, err, errlen))) goto done;
+    if (!rec.x || !rec.ind || !rec.dof || !buf || !la) {
+        rc = la ? mb_fail(err, errlen, MB_ERR_ALLOC, "sens: out of memory (the adjoint keeps %ld states of %d "
+                          "coordinates)", N + 1, n) : MB_ERR_ALLOC;
+        goto done;
+    }
+    x.allow_reselection = o->allow_reselection;
+    x.ns = 0;
+    *psi = 0;
+    if ((rc = ddm_trapezoidal_mr(&x, pr, o, z0, zd0, 0, &rec, psi, NULL, st, err, errlen))) goto done;
+    st->stored_states = N + 1;
+    double *Su = buf, *Sdu = Su + (size_t)n * nd, *Sddu = Sdu + (size_t)n * nd;
+    double *la_ = Sddu + (size_t)n * nd, *lb = la_ + n, *lc = lb + n, *v = lc + n, *Tt = v + 2 * n, *mu = Tt + (size_t)n * n;
+    mb_kin *kin = mb_mr_kin(x.mr);
+    memset(grad, 0, (size_t)np * sizeof(double));
+    for (long k = N; k >= 0; --k) {
+        double t = k == N ? pr->t_end : pr->t0 + k * h;
+        const double *r = rec.x + (size_t)k * 3 * n;
+        const int *ind = rec.ind + (size_t)k * n;
+        int d = rec.dof[k], d2 = 2 * d, na = d2 + np;
+        /* The state again on its own independent coordinates, the kinematics factored there for the tangent model. */
+        if (mb_kin_set_independent(kin, ind, d)) {
+            rc = mb_fail(err, errlen, MB_ERR_ARG, "sens: restoring the independent coordinates at t = %g failed", t);
+            goto done;
+        }
+        memcpy(x.z, r, (size_t)n * sizeof(double));
+        memcpy(x.zd, r + n, (size_t)n * sizeof(double));
+        if ((rc = mb_mr_project(x.mr, t, x.z, x.zd, c->p, err, errlen)) ||
+            (rc = mb_mr_accel(x.mr, t, x.z, x.zd, c->u, c->p, x.zdd, err, errlen)))
+            goto done;
+        st->rhs_evals++;
+        /* The objective's partials at k, weighted as the DDM's quadrature, and the terminal term at N. */
+        for (int pass = 0; pass < 2; ++pass) {
+            mb_fn *f = pass == 0 ? c->integrand : k == N ? c->terminal : NULL;
+            double w = pass == 1 ? 1.0 : (k == 0 || k == N) ? 0.5 * h : h;
+            if (!f) continue;
+            if ((rc = sens_objective(c, f, t, x.z, x.zd, x.zdd, err, errlen))) goto done;
+            const double *g = c->obj + 1;
+            for (int i = 0; i < n; ++i) {
+                la_[i] += w * g[i];
+                lb[i] += w * g[n + i];
+                lc[i] += w * g[2 * n + i];
+            }
+            for (int j = 0; j < np; ++j) grad[j] += w * g[3 * n + j];
+        }
+        /* G_u and G_p: the tangent model along the unit directions of (z_i, zd_i) and along p. */
+        memset(Su, 0, (size_t)n * na * sizeof(double));
+        memset(Sdu, 0, (size_t)n * na * sizeof(double));
+        for (int q = 0; q < d; ++q) {
+            Su[ind[q] + (size_t)q * n] = 1;
+            Sdu[ind[q] + (size_t)(d + q) * n] = 1;
+        }
+        if ((rc = mb_mrt_directions(x.tan, x.mr, t, x.z, x.zd, x.zdd, c->u, c->p, na, d2, Su, Sdu, Sddu, err, errlen)))
+            goto done;
+        for (int q = 0; q < d2; ++q) {
+            double s = 0;
+            for (int i = 0; i < n; ++i) {
+                size_t iq = i + (size_t)q * n;
+                s += la_[i] * Su[iq] + lb[i] * Sdu[iq] + lc[i] * Sddu[iq];
+            }
+            v[q] = s;
+        }
+        if (k > 0) {
+            /* mu = T^-T (h²/4 v_1 + h/2 v_2), T = I - h²/4 P Sdd_u,1 - h/2 P Sdd_u,2 as the DDM builds it. */
+            for (int q = 0; q < d; ++q) {
+                for (int s = 0; s < d; ++s)
+                    Tt[q + (size_t)s * d] = (s == q) - hh * Sddu[ind[s] + (size_t)q * n] -
+                                            0.5 * h * Sddu[ind[s] + (size_t)(d + q) * n];
+                mu[q] = hh * v[q] + 0.5 * h * v[d + q];
+            }
+            if ((rc = mb_lu_factor(la, d, Tt, err, errlen)) || (rc = mb_lu_solve(la, d, Tt, 1, mu, err, errlen)))
+                goto done;
+            st->factorizations++;
+            for (int q = 0; q < d; ++q) lc[ind[q]] += mu[q];
+            for (int q = 0; q < d2; ++q)
+                for (int s = 0; s < d; ++s) v[q] += mu[s] * Sddu[ind[s] + (size_t)q * n];
+        }
+        for (int j = 0; j < np; ++j) {
+            double s = 0;
+            for (int i = 0; i < n; ++i) {
+                size_t ij = i + (size_t)(d2 + j) * n;
+                s += la_[i] * Su[ij] + lb[i] * Sdu[ij] + lc[i] * Sddu[ij];
+            }
+            grad[j] += s;
+        }
+        if (k == 0) {
+            /* t0: the initial sensitivities' independent rows (zero when the problem gives none). */
+            for (int j = 0; j < np; ++j)
+                for (int q = 0; q < d; ++q) {
+                    size_t ij = ind[q] + (size_t)j * n;
+                    grad[j] += (pr->z0_p ? v[q] * pr->z0_p[ij] : 0) + (pr->zd0_p ? v[d + q] * pr->zd0_p[ij] : 0);
+                }
+            break;
+        }
+        memset(la_, 0, 3 * (size_t)n * sizeof(double));
+        for (int q = 0; q < d; ++q) {
+            int i = ind[q];
+            double abar = v[q], bbar = v[d + q];
+            la_[i] = abar;
+            lb[i] = h * abar + bbar;
+            lc[i] = hh * abar + 0.5 * h * bbar;
+        }
+    }
+done:
+    free(rec.x);
+    free(rec.ind);
+    free(rec.dof);
+    free(buf);
+    mb_linalg_free(la);
     mr_free(&x);
     return rc;
 }
@@ -471,6 +633,7 @@ static int mr_step(mr_ctx *x, double t, double h, const double *y, double *ynew,
 
 int mb_sens_avm_mr(sens_ctx *c, const mb_sens_problem *pr, const mb_sens_options *o, const double *z0,
                    const double *zd0, double *psi, double *grad, mb_sens_stats *st, char *err, size_t errlen) {
+    if (o->integrator == MB_INTEGRATOR_TRAPEZOIDAL) return avm_trapezoidal_mr(c, pr, o, z0, zd0, psi, grad, st, err, errlen);
     const mb_model *m = c->m;
     int n = c->n, n2 = 2 * n, np = m->np, rc;
     int cap = np > n2 ? np : n2;

@@ -1,7 +1,7 @@
 #!/usr/bin/env lua5.4
 -- sens_closed.t: `mbgen sens` on closed loops (Matrix R): fivebar's three objectives and fourbar_spatial, the DDM
--- on rk4 and on the trapezoidal rule against central differences of whole simulations and against the AVM, rk4
--- against dopri5 and the trapezoidal rule.
+-- on rk4 and on the trapezoidal rule against central differences of whole simulations and against the AVM on the
+-- same rule, rk4 against dopri5 and the trapezoidal rule.
 local H = dofile((arg[0]:match("^(.-)tests/[^/]*$") or "./") .. "tests/lib/harness.lua")
 local tap = require "tap"
 
@@ -67,6 +67,18 @@ for _, obj in ipairs { "psi1", "psi3" } do
     w, at = worst(tz, rz, "grad.", "grad.", tnames)
     tap.ok(w < 1e-3 and w > 0, string.format("fivebar %s: trapezoidal = rk4 to the O(h²) of h = 1 ms (worst %.2g at %s)", obj, w,
       tostring(at)))
+    -- The adjoint of the same recurrence: the same motion (psi to the bit), the same gradient to round-off.
+    local oka, outa, ta = sens("models/fivebar.lua --cflags -O0 --t-end 0.1 --integrator trapezoidal --method avm --objective " .. obj)
+    if not tap.ok(oka and ta.integrator == "trapezoidal" and ta.method == "avm", "fivebar " .. obj ..
+      ": AVM on the trapezoidal rule runs") then tap.diag(outa) end
+    if oka then
+      w, at = worst(ta, tz, "grad.", "grad.", tnames)
+      tap.ok(ta.psi == tz.psi and w < 1e-12, string.format("fivebar %s, trapezoidal: AVM = DDM (psi equal, gradient worst %.2g at %s)",
+        obj, w, tostring(at)))
+      tap.ok(ta.stored_states == ta.steps + 1 and ta.rhs_evals > tz.rhs_evals, string.format("fivebar %s, trapezoidal AVM: "
+        .. "every step's state kept (%s of %s steps), the backward evaluations counted (%s)", obj, tostring(ta.stored_states),
+        tostring(ta.steps), tostring(ta.rhs_evals)))
+    end
   end
 end
 
@@ -92,6 +104,16 @@ if okt4 then
   local w, at = worst(ft, ft, "grad.", "fd.", ftn)
   tap.ok(w < 1e-6, string.format("fourbar_spatial, trapezoidal: DDM = central differences of whole runs (worst %.2g at %s)", w,
     tostring(at)))
+  -- The trapezoidal adjoint through the re-choice: the backward sweep restores each step's independent set.
+  local oka, outa, ta = sens("models/fourbar_spatial.lua --cflags -O0 --t-end 2 --allow-reselection --method avm --integrator trapezoidal")
+  if not tap.ok(oka and ta.reselections == 1, "fourbar_spatial: AVM on the trapezoidal rule through the re-choice") then
+    tap.diag(outa)
+  end
+  if oka then
+    w, at = worst(ta, ft, "grad.", "grad.", ftn)
+    tap.ok(ta.psi == ft.psi and w < 1e-12, string.format("fourbar_spatial, trapezoidal: AVM = DDM (worst %.2g at %s)", w,
+      tostring(at)))
+  end
 end
 local ok3, out3, fb, fnames = sens("models/fourbar_spatial.lua --cflags -O0 --t-end 2 --fd 1e-6 --integrator rk4 --allow-reselection")
 if not tap.ok(ok3 and #fnames == 3 and fb.integrator == "rk4", "fourbar_spatial: DDM on rk4") then tap.diag(out3) end

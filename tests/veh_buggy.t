@@ -180,4 +180,15 @@ end
 tap.ok(oks and count == 5 and worst_fd < 1e-6, string.format("lane change, 5 parameters: DDM (trapezoidal, 15 ms) = central "
   .. "differences to %.2g of the largest component", worst_fd))
 if not oks then tap.diag(outs) end
+-- The adjoint of the same scheme: the same psi, the gradient to round-off.
+local oka, outa = H.sh("cd " .. H.root .. " && lua5.4 generator/mbgen sens -q models/buggy.lua --set manoeuvre=2 "
+  .. "--integrator trapezoidal --step 0.015 --t-end 2 --method avm")
+local av, worst_avm = {}, 0
+for k, v in outa:gmatch("([%w_%.]+) ([^\n]+)") do av[k] = tonumber(v) or v end
+for k, v in pairs(kv) do
+  if k:match("^grad%.") then worst_avm = math.max(worst_avm, math.abs(v - (av[k] or math.huge)) / scale) end
+end
+tap.ok(oka and av.psi == kv.psi and worst_avm < 1e-12, string.format("lane change, 5 parameters: AVM (trapezoidal) = DDM, psi "
+  .. "equal, the gradient to %.2g of the largest component", worst_avm))
+if not oka then tap.diag(outa) end
 tap.done_testing()

@@ -24,7 +24,8 @@ static void usage(FILE *f, const char *prog) {
     fprintf(f,
             "usage: %s [options]\n"
             "  --objective NAME      the objective (default: the model's first)\n"
-            "  --method M            ddm | avm (default ddm; avm: trapezoidal for trees, rk4 for closed loops)\n"
+            "  --method M            ddm | avm (default ddm; avm: trapezoidal for trees, for closed loops rk4 or, given,\n"
+            "                        trapezoidal)\n"
             "  --integrator I        rk4 | dopri5 | trapezoidal (default: the model's simulate integrator)\n"
             "  --step H              fixed step of rk4 and trapezoidal (default: the model's)\n"
             "  --t-end T             final time (default: the model's)\n"
@@ -182,7 +183,8 @@ static int sens_main(int argc, char **argv, double *p, double *u, double *grad, 
             return 2;
         }
     }
-    /* The adjoint runs on the trapezoidal rule for trees and on rk4 for closed loops. */
+    /* The adjoint runs on the trapezoidal rule for trees; for closed loops on rk4 unless the trapezoidal rule is asked
+     * for (rk4 stays their default: a model's trapezoidal simulate would otherwise change what --method avm ran). */
     if (o.method == MB_SENS_AVM && !integrator_given)
         o.integrator = m->nc > 0 ? MB_INTEGRATOR_RK4 : MB_INTEGRATOR_TRAPEZOIDAL;
 
