@@ -39,9 +39,10 @@ end
 local hs = {}
 for h in (os.getenv("AL3_H") or "1 10 20"):gmatch("[%d.]+") do hs[#hs + 1] = tonumber(h) end
 local T_END, STEPS = tonumber(os.getenv("AL3_T_END") or ""), tonumber(os.getenv("AL3_STEPS") or "")
--- The second try where the defaults fail: near the grids' flat configuration (Phi_z's smallest singular value 1e-5 of
--- its largest) al3's iteration converges slowly, below max|dz| = 1e-9 only after tens to hundreds of iterations at the
--- default penalty; a stiffer one and more iterations pass (AL3_FALLBACK 0: no second try).
+-- The second try where the defaults fail, with a stiffer penalty and more iterations (AL3_FALLBACK 0: no second
+-- try). Near the grids' flat configuration (Phi_z's smallest singular value 1e-5 of its largest) a fixed default
+-- penalty converged only after tens to hundreds of iterations; al3 now raises its penalty there itself, and the
+-- run of 2026-11-27 needed no second try.
 local FALLBACK = false
 do
   local a, it = (os.getenv("AL3_FALLBACK") or "1e7 200"):match("^%s*(%S+)%s*(%S*)")
