@@ -42,12 +42,12 @@ typedef struct {
                           * removes about 1/alpha_rel of lambda's error per iteration and the
                           * projections leave constraint residuals of that order; above about 1e7 the
                           * rounding of the stiff penalty terms starts to show in the motion */
-    double alpha_raise;  /* al3 (not penalty): the largest factor the penalty may rise by (1e4; 1: fixed). Near a
-                          * singular configuration (Phi_z's smallest singular value 1e-5 of its largest on the grids) the
-                          * multiplier update stalls: Newton's correction shrinks by 1 % per iteration. When it shrinks
-                          * by less than half in an iteration (the fourth or later at one penalty), the penalty rises
-                          * tenfold for this step and the next MB_AL3_CALM_STEPS; it falls back tenfold after each such
-                          * calm stretch */
+    double alpha_raise;  /* al3 (not penalty): the largest factor the penalty may rise by (1e4; 1: fixed). Near
+                          * a singular configuration (Phi_z's smallest singular value 1e-5 of its largest on the
+                          * grids) the multiplier update stalls: Newton's correction shrinks by 1 % per iteration.
+                          * When it shrinks by less than half in an iteration (the fourth or later at one penalty),
+                          * the penalty rises tenfold for this step and the next MB_AL3_CALM_STEPS; it falls back
+                          * tenfold after each such calm stretch */
     double newton_tol;   /* converged when max|dz| <= newton_tol (1 + max|z|) ... (1e-10) */
     double phi_tol;      /* ... and max|Phi| <= phi_tol (1e-10) */
     int max_iter;        /* Newton iterations per step (30) */

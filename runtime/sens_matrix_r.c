@@ -272,8 +272,8 @@ static int ddm_trapezoidal_mr(mr_ctx *x, const mb_sens_problem *pr, const mb_sen
             }
             memcpy(Su + (size_t)nu * n, A, nS * sizeof(double));
             memcpy(Sdu + (size_t)nu * n, B, nS * sizeof(double));
-            if ((rc = mb_mrt_directions(x->tan, x->mr, t, x->z, x->zd, x->zdd, c->u, c->p, na, np > 0 ? nu : -1, Su, Sdu, Sddu, err,
-                                        errlen)))
+            if ((rc = mb_mrt_directions(x->tan, x->mr, t, x->z, x->zd, x->zdd, c->u, c->p, na, np > 0 ? nu : -1, Su, Sdu,
+                                        Sddu, err, errlen)))
                 goto done;
             for (int q = 0; q < d; ++q)
                 for (int r = 0; r < d; ++r)
@@ -399,7 +399,8 @@ static int avm_trapezoidal_mr(sens_ctx *c, const mb_sens_problem *pr, const mb_s
     if ((rc = ddm_trapezoidal_mr(&x, pr, o, z0, zd0, 0, &rec, psi, NULL, st, err, errlen))) goto done;
     st->stored_states = N + 1;
     double *Su = buf, *Sdu = Su + (size_t)n * nd, *Sddu = Sdu + (size_t)n * nd;
-    double *la_ = Sddu + (size_t)n * nd, *lb = la_ + n, *lc = lb + n, *v = lc + n, *Tt = v + 2 * n, *mu = Tt + (size_t)n * n;
+    double *la_ = Sddu + (size_t)n * nd, *lb = la_ + n, *lc = lb + n;   /* lambda = (la_, lb, lc) */
+    double *v = lc + n, *Tt = v + 2 * n, *mu = Tt + (size_t)n * n;
     mb_kin *kin = mb_mr_kin(x.mr);
     memset(grad, 0, (size_t)np * sizeof(double));
     for (long k = N; k >= 0; --k) {

@@ -169,7 +169,8 @@ static int parse_num(const char *opt, const char *s, double *out) {
 }
 
 static int takes_value(const char *opt) {
-    static const char *const names[] = {"--t-end", "--step", "--integrator", "--formulation", "--alpha", "--alpha-rel", "--alpha-raise", "--tolerance", "--max-steps",
+    static const char *const names[] = {"--t-end", "--step", "--integrator", "--formulation", "--alpha", "--alpha-rel",
+                                        "--alpha-raise", "--tolerance", "--max-steps",
                                         "--newton-tol", "--newton-max-iter", "--out", "--output-step", "--set", "--drift-tol",
                                         "--rod-inertia", "--baumgarte-a", "--baumgarte-b", "--jacobian-reuse",
                                         "--jacobian"};
