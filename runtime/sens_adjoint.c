@@ -29,17 +29,9 @@ static double time_of(const adj *a, long k) { return k == a->N ? a->pr->t_end : 
 /* The objective's partials at index k, weighted, into (alpha, beta, gamma) = (la, lb, lc) += ..., grad += g_p. */
 static int add_partials(adj *a, mb_fn *f, double w, long k, const double *x, double *grad, char *err,
                         size_t errlen) {
-    int rc, n = a->n;
-    if (!f) return MB_OK;
-    if ((rc = sens_objective(a->c, f, time_of(a, k), x, x + n, x + 2 * n, err, errlen))) return rc;
-    const double *g = a->c->obj + 1;
-    for (int i = 0; i < n; ++i) {
-        a->la[i] += w * g[i];
-        a->lb[i] += w * g[n + i];
-        a->lc[i] += w * g[2 * n + i];
-    }
-    for (int j = 0; j < a->np; ++j) grad[j] += w * g[3 * n + j];
-    return MB_OK;
+    int n = a->n;
+    return sens_objective_partials(a->c, f, time_of(a, k), x, x + n, x + 2 * n, w, a->la, a->lb, a->lc, grad, err,
+                                   errlen);
 }
 
 /* Index k of the backward sweep at state x = (z, zd, zdd)_k; dA, dB hold what step k+1 passed back. */

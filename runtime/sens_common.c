@@ -97,6 +97,21 @@ int sens_objective_total(sens_ctx *c, mb_fn *f, double t, const double *z, const
     return MB_OK;
 }
 
+int sens_objective_partials(sens_ctx *c, mb_fn *f, double t, const double *z, const double *zd, const double *zdd,
+                            double w, double *lz, double *lzd, double *lzdd, double *grad, char *err, size_t errlen) {
+    int rc, n = c->n;
+    if (!f) return MB_OK;
+    if ((rc = sens_objective(c, f, t, z, zd, zdd, err, errlen))) return rc;
+    const double *g = c->obj + 1;
+    for (int i = 0; i < n; ++i) {
+        lz[i] += w * g[i];
+        lzd[i] += w * g[n + i];
+        lzdd[i] += w * g[2 * n + i];
+    }
+    for (int j = 0; j < c->m->np; ++j) grad[j] += w * g[3 * n + j];
+    return MB_OK;
+}
+
 int sens_jacobians(sens_ctx *c, double t, const double *z, const double *zd, const double *zdd, char *err,
                    size_t errlen) {
     const mb_model *m = c->m;

@@ -40,6 +40,10 @@ int sens_objective_total(sens_ctx *c, mb_fn *f, double t, const double *z, const
                          const double *zdd, const double *S, const double *Sd, const double *Sdd, double w,
                          double *val, double *dval, char *err, size_t errlen);
 
+/* The adjoint's view of the same: its partials, weighted, accumulated into lz, lzd, lzdd (n each) and grad (np). */
+int sens_objective_partials(sens_ctx *c, mb_fn *f, double t, const double *z, const double *zd, const double *zdd,
+                            double w, double *lz, double *lzd, double *lzdd, double *grad, char *err, size_t errlen);
+
 /* K = dr/dz, C = dr/dzd, M and Fp = dr/dp of r = M zdd - Q at a state (into c->K, c->C, c->M, c->Fp). */
 int sens_jacobians(sens_ctx *c, double t, const double *z, const double *zd, const double *zdd, char *err,
                    size_t errlen);

@@ -159,7 +159,7 @@ static void mr_stage(void *ctx, int stage) { mb_mr_set_stage(((mr_ctx *)ctx)->mr
 
 /* The states of a trapezoidal run, kept for its adjoint. */
 typedef struct {
-    double *x;   /* (N + 1) x 3n: z, zd, zdd of step k */
+    double *x;   /* (N + 1) x 2n: z, zd of step k (zdd follows: the adjoint evaluates there again) */
     int *ind;    /* (N + 1) x n: its independent coordinates (dof[k] of them) */
     int *dof;    /* N + 1 */
 } trap_record;
@@ -168,12 +168,20 @@ typedef struct {
 static void record_state(const mr_ctx *x, trap_record *rec, long k) {
     size_t n = (size_t)x->c->n;
     const mb_kin *kin = mb_mr_kin(x->mr);
-    double *r = rec->x + (size_t)k * 3 * n;
+    double *r = rec->x + (size_t)k * 2 * n;
     memcpy(r, x->z, n * sizeof(double));
     memcpy(r + n, x->zd, n * sizeof(double));
-    memcpy(r + 2 * n, x->zdd, n * sizeof(double));
     rec->dof[k] = mb_kin_dof(kin);
     memcpy(rec->ind + (size_t)k * n, mb_kin_independent(kin), (size_t)rec->dof[k] * sizeof(int));
+}
+
+/* The trapezoidal rule's d x d matrix T = I - h²/4 dF/dq - h/2 dF/dv from the tangent model's Sdd along the 2d unit
+ * directions (n x 2d, the independent rows ind), column-major; transposed: T' instead (the adjoint's). */
+static void trap_matrix(const double *Sddu, const int *ind, int d, int n, double h, int transposed, double *T) {
+    for (int q = 0; q < d; ++q)
+        for (int r = 0; r < d; ++r)
+            T[transposed ? q + (size_t)r * d : r + (size_t)q * d] =
+                (r == q) - 0.25 * h * h * Sddu[ind[r] + (size_t)q * n] - 0.5 * h * Sddu[ind[r] + (size_t)(d + q) * n];
 }
 
 /* ---- DDM on the trapezoidal rule: the discrete derivative of the reduced scheme of matrix_r_reduced.h ----
@@ -275,10 +283,7 @@ static int ddm_trapezoidal_mr(mr_ctx *x, const mb_sens_problem *pr, const mb_sen
             if ((rc = mb_mrt_directions(x->tan, x->mr, t, x->z, x->zd, x->zdd, c->u, c->p, na, np > 0 ? nu : -1, Su, Sdu,
                                         Sddu, err, errlen)))
                 goto done;
-            for (int q = 0; q < d; ++q)
-                for (int r = 0; r < d; ++r)
-                    T[r + (size_t)q * d] = (r == q) - 0.25 * h * h * Sddu[ind[r] + (size_t)q * n] -
-                                           0.5 * h * Sddu[ind[r] + (size_t)(d + q) * n];
+            trap_matrix(Sddu, ind, d, n, h, 0, T);
             if ((rc = mb_trap_set_tangent(tr, T, 0.25 * h * h, 0.5 * h, err, errlen)) ||
                 (rc = mb_lu_factor(la, d, T, err, errlen)))
                 goto done;
@@ -371,8 +376,8 @@ done:
  *     lambda_{k-1} = (Abar, h Abar + Bbar, h²/4 Abar + h/2 Bbar) + the objective's weighted partials at k-1,
  * and at k = 0, where (S, Sd, Sdd)_0 = G_u [P S0; P Sd0] + G_p: grad += G_p' lambda + v . [P S0; P Sd0].
  * The forward run is the DDM's with no columns (the same motion: it also builds each step's tangent for Newton) and
- * keeps every step's state, 3n doubles and the independent set; the backward sweep evaluates the tangent model there
- * again along the 2d + np directions. Like rk4's adjoint it is exact but not cheaper than the DDM. */
+ * keeps every step's z, zd and independent set; the backward sweep evaluates the motion and the tangent model there
+ * again (the model reuses the motion's factors), along the 2d + np directions. Like rk4's adjoint it is exact but not cheaper than the DDM. */
 static int avm_trapezoidal_mr(sens_ctx *c, const mb_sens_problem *pr, const mb_sens_options *o, const double *z0,
                               const double *zd0, double *psi, double *grad, mb_sens_stats *st, char *err,
                               size_t errlen) {
@@ -383,7 +388,7 @@ static int avm_trapezoidal_mr(sens_ctx *c, const mb_sens_problem *pr, const mb_s
     double h = (pr->t_end - pr->t0) / N, hh = 0.25 * h * h;
     size_t nd = 2 * (size_t)n + (size_t)np;   /* the most directions: 2d unit ones and np in p */
     mr_ctx x;
-    trap_record rec = {malloc((size_t)(N + 1) * 3 * n * sizeof(double)), malloc((size_t)(N + 1) * n * sizeof(int)),
+    trap_record rec = {malloc((size_t)(N + 1) * 2 * n * sizeof(double)), malloc((size_t)(N + 1) * n * sizeof(int)),
                        malloc((size_t)(N + 1) * sizeof(int))};
     double *buf = calloc(3 * (size_t)n * nd + 5 * (size_t)n + (size_t)n * n + (size_t)n, sizeof(double));
     mb_linalg *la = mb_linalg_create(n, n, 1, err, errlen);
@@ -405,7 +410,7 @@ static int avm_trapezoidal_mr(sens_ctx *c, const mb_sens_problem *pr, const mb_s
     memset(grad, 0, (size_t)np * sizeof(double));
     for (long k = N; k >= 0; --k) {
         double t = k == N ? pr->t_end : pr->t0 + k * h;
-        const double *r = rec.x + (size_t)k * 3 * n;
+        const double *r = rec.x + (size_t)k * 2 * n;
         const int *ind = rec.ind + (size_t)k * n;
         int d = rec.dof[k], d2 = 2 * d, na = d2 + np;
         /* The state again on its own independent coordinates, the kinematics factored there for the tangent model. */
@@ -420,19 +425,11 @@ static int avm_trapezoidal_mr(sens_ctx *c, const mb_sens_problem *pr, const mb_s
             goto done;
         st->rhs_evals++;
         /* The objective's partials at k, weighted as the DDM's quadrature, and the terminal term at N. */
-        for (int pass = 0; pass < 2; ++pass) {
-            mb_fn *f = pass == 0 ? c->integrand : k == N ? c->terminal : NULL;
-            double w = pass == 1 ? 1.0 : (k == 0 || k == N) ? 0.5 * h : h;
-            if (!f) continue;
-            if ((rc = sens_objective(c, f, t, x.z, x.zd, x.zdd, err, errlen))) goto done;
-            const double *g = c->obj + 1;
-            for (int i = 0; i < n; ++i) {
-                la_[i] += w * g[i];
-                lb[i] += w * g[n + i];
-                lc[i] += w * g[2 * n + i];
-            }
-            for (int j = 0; j < np; ++j) grad[j] += w * g[3 * n + j];
-        }
+        if ((rc = sens_objective_partials(c, c->integrand, t, x.z, x.zd, x.zdd, (k == 0 || k == N) ? 0.5 * h : h, la_,
+                                          lb, lc, grad, err, errlen)) ||
+            (k == N && (rc = sens_objective_partials(c, c->terminal, t, x.z, x.zd, x.zdd, 1.0, la_, lb, lc, grad, err,
+                                                     errlen))))
+            goto done;
         /* G_u and G_p: the tangent model along the unit directions of (z_i, zd_i) and along p. */
         memset(Su, 0, (size_t)n * na * sizeof(double));
         memset(Sdu, 0, (size_t)n * na * sizeof(double));
@@ -451,13 +448,9 @@ static int avm_trapezoidal_mr(sens_ctx *c, const mb_sens_problem *pr, const mb_s
             v[q] = s;
         }
         if (k > 0) {
-            /* mu = T^-T (h²/4 v_1 + h/2 v_2), T = I - h²/4 P Sdd_u,1 - h/2 P Sdd_u,2 as the DDM builds it. */
-            for (int q = 0; q < d; ++q) {
-                for (int s = 0; s < d; ++s)
-                    Tt[q + (size_t)s * d] = (s == q) - hh * Sddu[ind[s] + (size_t)q * n] -
-                                            0.5 * h * Sddu[ind[s] + (size_t)(d + q) * n];
-                mu[q] = hh * v[q] + 0.5 * h * v[d + q];
-            }
+            /* mu = T^-T (h²/4 v_1 + h/2 v_2), with the DDM's T. */
+            trap_matrix(Sddu, ind, d, n, h, 1, Tt);
+            for (int q = 0; q < d; ++q) mu[q] = hh * v[q] + 0.5 * h * v[d + q];
             if ((rc = mb_lu_factor(la, d, Tt, err, errlen)) || (rc = mb_lu_solve(la, d, Tt, 1, mu, err, errlen)))
                 goto done;
             st->factorizations++;
