@@ -133,7 +133,16 @@ int mb_bg_accel(mb_bg *bg, double t, const double *z, const double *zd, const do
     for (int i = 0; i < n; ++i)
         if (!isfinite(bg->Q[i]))
             return mb_fail(err, errlen, MB_ERR_NAN, "forces Q[%d] (%s) is %g at t = %.10g", i, zn ? zn[i] : "?", bg->Q[i], t);
-    if ((rc = mb_chol_factor(n, bg->M, err, errlen))) return rc;
+    int pivot;
+    if ((rc = mb_chol_factor_at(n, bg->M, &pivot, err, errlen))) {
+        /* A coordinate without mass (a general independent coordinate is one) leaves M singular; Matrix R, al3 and
+         * the penalty formulation never factor M alone. */
+        if (rc == MB_ERR_NOT_PD && pivot >= 0 && zn)
+            return mb_fail(err, errlen, rc, "baumgarte needs a positive definite mass matrix, but M is singular at "
+                           "coordinate %s (a coordinate without mass, such as a general independent coordinate, "
+                           "needs matrix_r, al3 or penalty)", zn[pivot]);
+        return rc;
+    }
     /* X = M^-1 Phi_z', zdd = M^-1 Q (for now). */
     for (int i = 0; i < c; ++i)
         for (int j = 0; j < n; ++j) bg->X[j + (size_t)i * n] = bg->J[i + (size_t)j * c];

@@ -3,6 +3,8 @@ local E = require "sym.expr"
 local D = require "sym.diff"
 local R = require "dynamics.rnea"
 local jets = require "dynamics.point_jets"
+local K = require "dynamics.kinematics"
+local EV = require "sym.eval"
 
 local M = {}
 
@@ -80,6 +82,45 @@ local function drive_equation(tree, syms, c)
   return { syms.z[c.coord] - E.lift(f or 0) }
 end
 
+-- A general independent coordinate's row h(z, rho) - q (topology.lua), h traced with the coordinates and the
+-- named points' positions.
+local function coordinate_equation(tree, built, c)
+  local syms, s = built.symbols, { z = {}, point = {} }
+  for k, co in ipairs(tree.coords) do s.z[co.name] = syms.z[k] end
+  for _, pt in ipairs(tree.points or {}) do s.point[pt.name] = { pos = K.point(built.kin, pt.body, pt.at) } end
+  return { E.lift(c.h(s)) - syms.z[c.coord] }
+end
+
+-- The rows of a drive or a general coordinate: functions of the coordinates by name, whose bias is small node
+-- by node; nil for a loop or rod.
+local function named_rows(tree, built, c)
+  if c.kind == "drive" then return drive_equation(tree, built.symbols, c) end
+  if c.kind == "coordinate" then return coordinate_equation(tree, built, c) end
+end
+
+-- Start values of the general coordinates the model gives none for: q0 = h(z0, rho) and qd0 = h_z zd0 at the
+-- other coordinates' start values and the design parameters' defaults, from their rows h - q and h_z zd - qd.
+-- Returns { z = { [k] = q0 }, zd = { [k] = qd0 } }.
+local function initial_h(tree, phi, vel)
+  local out = { z = {}, zd = {} }
+  local env = { t = 0, z = {}, zd = {}, p = {} }
+  for k, co in ipairs(tree.coords) do
+    local h = co.independent_h
+    env.z[k] = not h and tree.initial[k] or 0
+    env.zd[k] = not h and tree.initial_velocity[k] or 0
+  end
+  for _, prm in ipairs(tree.parameters or {}) do
+    if prm.kind == "design" then env.p[prm.index + 1] = prm.value end
+  end
+  for _, c in ipairs(tree.constraints or {}) do
+    if c.kind == "coordinate" then
+      if tree.initial[c.coord] == nil then out.z[c.coord] = EV.eval(phi[c.row], env) end
+      if tree.initial_velocity[c.coord] == nil then out.zd[c.coord] = EV.eval(vel[c.row], env) end
+    end
+  end
+  return out
+end
+
 local function flat(J, rows, cols)
   local out = {}
   for j = 1, cols do for i = 1, rows do out[#out + 1] = J[i][j] end end
@@ -91,8 +132,9 @@ function M.equations(tree, built)
   local J = jets(built.kin, built.state, tree.gravity or ZERO3)
   local phi = {}
   for _, c in ipairs(tree.constraints or {}) do
-    if c.kind == "drive" then
-      for _, e in ipairs(drive_equation(tree, built.symbols, c)) do phi[#phi + 1] = E.lift(e) end
+    local rows = named_rows(tree, built, c)
+    if rows then
+      for _, e in ipairs(rows) do phi[#phi + 1] = E.lift(e) end
     else
       for _, e in ipairs(loop_equations(J, c)) do phi[#phi + 1] = E.lift(e[1]) end
     end
@@ -108,12 +150,13 @@ function M.build(tree, built)
   local J = jets(kin, built.state, tree.gravity or ZERO3)
   -- The same jets with the accelerations zdd: their second derivative is Phi_z zdd + bias.
   local Ja = jets(kin, R.forward(tree, kin, syms.zd, syms.zdd), tree.gravity or ZERO3)
-  local phi, vel, bias, accz, drive = {}, {}, {}, {}, {}
+  local phi, vel, bias, accz, named = {}, {}, {}, {}, {}
   for _, c in ipairs(cons) do
-    if c.kind == "drive" then
-      for _, e in ipairs(drive_equation(tree, syms, c)) do
+    local rows = named_rows(tree, built, c)
+    if rows then
+      for _, e in ipairs(rows) do
         phi[#phi + 1] = E.lift(e)
-        drive[#phi] = true
+        named[#phi] = true
       end
     else
       local ea = loop_equations(Ja, c)
@@ -136,19 +179,22 @@ function M.build(tree, built)
   add("constraints_dz", nc, n, flat(Jz, nc, n), true)
   if #ps > 0 then add("constraints_dp", nc, #ps, flat(D.jacobian(phi, ps), nc, #ps), true) end
   add("constraints_dt", nc, 1, phit, false)
-  -- A drive row is z_k - f(t, ...): its bias d/dt (Phi_z zd + Phi_t) at zdd = 0 is small node by node.
-  for i in pairs(drive) do
-    local terms, ta = { phit[i] }, {}
-    for j = 1, n do
-      terms[#terms + 1] = Jz[i][j] * syms.zd[j]
-      ta[j] = Jz[i][j] * syms.zdd[j]
+  -- A drive row z_k - f(t, ...) and a general coordinate's row h(z, rho) - q: the bias d/dt (Phi_z zd + Phi_t)
+  -- at zdd = 0 is small node by node.
+  for i = 1, nc do
+    if named[i] then
+      local terms, ta = { phit[i] }, {}
+      for j = 1, n do
+        terms[#terms + 1] = Jz[i][j] * syms.zd[j]
+        ta[j] = Jz[i][j] * syms.zdd[j]
+      end
+      local g = E.sum(terms)
+      vel[i], accz[i] = g, E.sum(ta)
+      local Jg = D.jacobian({ g }, syms.z)
+      terms = { D.derivative(g, syms.t) }
+      for j = 1, n do terms[#terms + 1] = Jg[1][j] * syms.zd[j] end
+      bias[i] = E.sum(terms)
     end
-    local g = E.sum(terms)
-    vel[i], accz[i] = g, E.sum(ta)
-    local Jg = D.jacobian({ g }, syms.z)
-    terms = { D.derivative(g, syms.t) }
-    for j = 1, n do terms[#terms + 1] = Jg[1][j] * syms.zd[j] end
-    bias[i] = E.sum(terms)
   end
   add("constraint_bias", nc, 1, bias, false)
   add("constraint_bias_dz", nc, n, flat(D.jacobian(bias, syms.z), nc, n), true)
@@ -162,6 +208,7 @@ function M.build(tree, built)
   add("constraints_dz_tw_dz", n, n, flat(D.jacobian(tw, syms.z), n, n), true)
   -- For the sensitivity functions (constraint_sensitivity.lua): Phi_z zd + Phi_t, Phi_z zdd and Phi_z' w.
   fns.velocity, fns.acceleration, fns.reaction = vel, accz, tw
+  fns.initial_h = initial_h(tree, phi, vel)
   return fns
 end
 

@@ -31,7 +31,8 @@ end
 -- The spec of a tree's model: { name, functions = { { name, rows, cols, exprs (column-major), matrix
 -- (true for a matrix slot), solve (true: [M, B] whose solve X = M⁻¹ B is the output) } ... } in slot order,
 -- byname, objectives = { { name, integrand, terminal } } (function names), data = the named numbers the
--- expressions read (dynamics/data.lua) }. opts.functions: the functions to keep (default all);
+-- expressions read (dynamics/data.lua), initial_h = start values of general independent coordinates the model
+-- gives none for ({ z = { [k] = q0 }, zd = ... }, dynamics/constraint_functions.lua) }. opts.functions: the functions to keep (default all);
 -- opts.lenient: names the model does not have are skipped. Everything the emitter prints is here.
 function F.build(tree, opts)
   local built = TF.build(tree)
@@ -50,7 +51,8 @@ function F.build(tree, opts)
     o.terminal = o.terminal and byname[o.terminal] and o.terminal or nil
     if o.integrand or o.terminal then kept[#kept + 1] = o end
   end
-  return { name = tree.name, functions = fns, byname = byname, objectives = kept, data = DATA.entries(tree) }
+  return { name = tree.name, functions = fns, byname = byname, objectives = kept, data = DATA.entries(tree),
+    initial_h = cfns.initial_h }
 end
 
 return F

@@ -341,7 +341,13 @@ function T.build(tree)
     for _, v in ipairs(flat(D, n, cols)) do e[#e + 1] = -v end
     return e
   end
-  if rods then
+  -- A general independent coordinate (model/topology.lua) is a massless slider: M is singular, so there is no
+  -- forward dynamics of the tree; the closed-loop formulations reduce M to the degrees of freedom first.
+  local general = false
+  for _, c in ipairs(tree.coords) do general = general or c.independent_h == true end
+  if general then
+    tree.kernels = describe(levels, about_origin, "none: the general independent coordinates carry no mass", nil)
+  elseif rods then
     -- The articulated-body recursion knows nothing of the rods' coupling of two bodies: M⁻¹Q by the file's
     -- solve loop, and no forward-dynamics derivatives (they need zdd as an expression).
     local negQ = {}

@@ -501,8 +501,9 @@ function M.generate(tree, spec, source_text, opts)
   end
   local z0, zd0 = {}, {}
   for k = 1, n do
-    z0[k] = (tree.initial or {})[k] or 0
-    zd0[k] = (tree.initial_velocity or {})[k] or 0
+    local h = spec.initial_h or { z = {}, zd = {} }
+    z0[k] = (tree.initial or {})[k] or h.z[k] or 0
+    zd0[k] = (tree.initial_velocity or {})[k] or h.zd[k] or 0
   end
   local indep = {}
   for i, k in ipairs(tree.independent or {}) do indep[i] = k - 1 end

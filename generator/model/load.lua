@@ -278,14 +278,24 @@ local function normalize(raw, E, numeric)
     end
   end
   if raw.independent then
-    local names = {}
-    for i, n in ipairs(raw.independent.names) do
-      if type(n) ~= "string" then
-        errors.raise(file, raw.independent.line, "independent", "expects a list of coordinate names")
+    -- Names of coordinates in the list part; general coordinates h(z, rho) as named functions of the
+    -- positions (seeds/000.md §1.4), in name order so the model's arrays do not depend on Lua's hash order.
+    local line, names, h = raw.independent.line, {}, {}
+    local t = raw.independent.names
+    for k, v in pairs(t) do
+      if math.type(k) == "integer" then
+        if type(v) ~= "string" or k < 1 or k > #t then
+          errors.raise(file, line, "independent", 'expects coordinate names and named functions: independent { "J0", x2 = function(s) ... end }')
+        end
+        names[k] = v
+      elseif type(k) ~= "string" or type(v) ~= "function" then
+        errors.raise(file, line, "independent", string.format('entry "%s" must be a function(s) of the positions (got %s)', tostring(k), type(v)))
+      else
+        h[#h + 1] = { name = k, fn = v, line = line }
       end
-      names[i] = n
     end
-    model.independent = { names = names, line = raw.independent.line }
+    table.sort(h, function(a, b) return a.name < b.name end)
+    model.independent = { names = names, h = h, line = line }
   end
   if raw.simulate then
     model.simulate = fields_of(E, numeric, file, "simulate", "simulate", raw.simulate.line, raw.simulate.fields)

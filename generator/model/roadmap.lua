@@ -86,14 +86,27 @@ function M.render(tree, opts)
   for k, c in ipairs(tree.coords) do
     local b = tree.bodies[k]
     local z0, v0 = tree.initial[k], tree.initial_velocity[k]
-    row(out, { tostring(k), c.name, c.joint, c.kind, vec(b.joint.axis, nt.bodies[k].joint.axis),
-      z0 ~= nil and value(z0, nt.initial[k]) or "0", v0 ~= nil and value(v0, nt.initial_velocity[k]) or "0" })
+    local h = c.independent_h
+    row(out, { tostring(k), c.name, c.joint, h and "general: h(z, rho)" or c.kind,
+      h and "-" or vec(b.joint.axis, nt.bodies[k].joint.axis),
+      z0 ~= nil and value(z0, nt.initial[k]) or (h and "h(z0)" or "0"),
+      v0 ~= nil and value(v0, nt.initial_velocity[k]) or (h and "h_z zd0" or "0") })
   end
   if #tree.independent > 0 then
     local names = {}
     for _, k in ipairs(tree.independent) do names[#names + 1] = tree.coords[k].name end
     line()
     line("Independent coordinates: " .. table.concat(names, ", "))
+    local general = {}
+    for _, k in ipairs(tree.independent) do
+      if tree.coords[k].independent_h then general[#general + 1] = tree.coords[k].name end
+    end
+    if #general > 0 then
+      line()
+      line(string.format("General independent coordinates (%s): functions h(z, rho) of the positions, each a massless " ..
+        "coordinate of its own held by the constraint h(z, rho) - q = 0; they start at h of the other coordinates' " ..
+        "start values unless `initial` gives them.", table.concat(general, ", ")))
+    end
   end
   line()
   line("## Constraints")
@@ -105,7 +118,8 @@ function M.render(tree, opts)
     row(out, { "index", "name", "kind", "type", "bodies", "equations", "rows" })
     row(out, { "---", "---", "---", "---", "---", "---", "---" })
     for i, c in ipairs(tree.constraints) do
-      local bodies = c.coord and ("coordinate " .. tree.coords[c.coord].name) or (bname(c.a.body) .. " - " .. bname(c.b.body))
+      local bodies = c.kind == "coordinate" and ("h(z, rho) - " .. tree.coords[c.coord].name)
+        or c.coord and ("coordinate " .. tree.coords[c.coord].name) or (bname(c.a.body) .. " - " .. bname(c.b.body))
       row(out, { tostring(i), c.name, c.kind, c.type or "", bodies, tostring(c.equations),
         string.format("%d-%d", c.row, c.row + c.equations - 1) })
     end

@@ -119,7 +119,8 @@ function M.combine(parts)
   return m, com, I
 end
 
-local function placeholder_state(E, tree, file, element, line)
+-- positions: the state of a general independent coordinate's function, which reads positions only.
+local function placeholder_state(E, tree, file, element, line, positions)
   local function strict(kind, map, names)
     return setmetatable(map, {
       __index = function(_, name)
@@ -155,6 +156,17 @@ local function placeholder_state(E, tree, file, element, line)
     end
     point[p.name] = entry
     pn[#pn + 1] = p.name
+  end
+  if positions then
+    local only = "an independent coordinate is a function of the positions (s.z, s.point.NAME.pos)"
+    for _, p in ipairs(tree.points) do
+      point[p.name] = setmetatable({ pos = point[p.name].pos }, { __index = function(_, key)
+        errors.raise(file, line, element, string.format("s.point.%s.%s: %s", p.name, tostring(key), only))
+      end })
+    end
+    return setmetatable({ z = strict("z", z, cn), point = strict("point", point, pn) }, {
+      __index = function(_, key) errors.raise(file, line, element, string.format("s.%s: %s", tostring(key), only)) end,
+    })
   end
   return {
     z = strict("z", z, cn), zd = strict("zd", zd, cn), zdd = strict("zdd", zdd, cn),
@@ -255,6 +267,21 @@ function M.build(model, opts)
     end
   end
   visit("ground", 0, zero3(), identity())
+  -- A general independent coordinate q = h(z, rho) becomes a coordinate of its own: a massless body that
+  -- slides on ground, which nothing loads, and the constraint h(z, rho) - q = 0 (below). Holding q is then
+  -- holding h, and every formulation and sensitivity sees the completed system [Phi_z; h_z] of
+  -- seeds/000.md eq. 13 with its derivative terms, through the constraint functions.
+  local general = model.independent and model.independent.h or {}
+  for _, h in ipairs(general) do
+    local k = #tree.bodies + 1
+    tree.bodies[k] = {
+      name = h.name, parent = 0, children = {}, aux = false, line = h.line, independent_h = true,
+      joint = { name = h.name, kind = "prismatic", origin = zero3(), rotation = identity(), axis = { 1, 0, 0 },
+        coord = k, line = h.line, user_kind = "independent" },
+    }
+    tree.coords[k] = { name = h.name, joint = h.name, body = k, kind = "prismatic", independent_h = true }
+    parts[k] = {}
+  end
   tree.root_children = {}
   for k, b in ipairs(tree.bodies) do
     if b.parent == 0 then table.insert(tree.root_children, k) end
@@ -352,6 +379,9 @@ function M.build(model, opts)
   for _, d in ipairs(els.drive) do
     constraint { kind = "drive", name = d.name, coord = coord_of(d.joint), position = d.position, equations = 1, line = d.line }
   end
+  for _, h in ipairs(general) do
+    constraint { kind = "coordinate", name = h.name, coord = coord_of(h.name), h = h.fn, equations = 1, line = h.line }
+  end
   tree.nc = row - 1
 
   -- Parameters: constants and design names together, sorted by name; design names in p order.
@@ -373,6 +403,7 @@ function M.build(model, opts)
   for _, e in ipairs(model.initial_velocity) do tree.initial_velocity[coord_index[e.name]] = e.value end
   if model.independent then
     for _, n in ipairs(model.independent.names) do table.insert(tree.independent, coord_index[n]) end
+    for _, h in ipairs(general) do table.insert(tree.independent, coord_index[h.name]) end
   end
   for k, v in pairs(model.simulate) do if k ~= "line" then tree.simulate[k] = v end end
   for _, o in ipairs(els.objective) do
@@ -404,6 +435,11 @@ function M.build(model, opts)
         trace(E, tree, el, el.road, { E.symbol("w", 999996, el.name .. ".x"), E.symbol("w", 999997, el.name .. ".y") },
           "scalar", 'field "road"')
       end
+    end
+    for _, h in ipairs(general) do
+      local el = { element = "independent", line = h.line }
+      trace(E, tree, el, h.fn, { placeholder_state(E, tree, file, el.element, el.line, true) }, "scalar",
+        'coordinate "' .. h.name .. '"')
     end
     for _, el in ipairs(els.objective) do
       if el.integrand then trace(E, tree, el, el.integrand, { t, s_for(el) }, "scalar", 'field "integrand"') end

@@ -288,6 +288,16 @@ function M.check(model)
     if not tostring(el.name):match("^[%a_][%w_]*$") then fail(el, "the name must be a C identifier (letters, digits, _)") end
   end
 
+  -- General independent coordinates become coordinates of their own (model/topology.lua), named by the model.
+  for _, h in ipairs(model.independent and model.independent.h or {}) do
+    local function bad(msg) errors.raise(file, h.line, "independent", string.format('coordinate "%s" %s', h.name, msg)) end
+    if not h.name:match("^[%a_][%w_]*$") then bad("needs a name that is a C identifier (letters, digits, _)") end
+    if coords[h.name] then bad("is already a coordinate of joint \"" .. coords[h.name].name .. "\"") end
+    if bodies[h.name] then bad("has the name of a body") end
+    if joints[h.name] then bad("has the name of a joint") end
+    coords[h.name] = { name = h.name }
+    coord_list[#coord_list + 1] = h.name
+  end
   for _, key in ipairs { "initial", "initial_velocity" } do
     local seen = {}
     for _, entry in ipairs(model[key]) do
@@ -302,6 +312,7 @@ function M.check(model)
   end
   if model.independent then
     local seen = {}
+    for _, h in ipairs(model.independent.h) do seen[h.name] = true end
     for _, n in ipairs(model.independent.names) do
       if not coords[n] then
         errors.raise(file, model.independent.line, "independent", string.format('coordinate "%s" does not exist%s', n, errors.hint(n, coord_list)))
