@@ -18,12 +18,16 @@ struct mb_mrt {
     const double *dzhat;                  /* rod modes: the directions of the extrapolated accelerations (n x ns) */
     double *xr, *rv, *RZ, *RP;            /* rod modes: zdd - zhat, one M_rod v, d(M_rod x)/dz and /dp at x = xr */
     double *work;                         /* the model functions' workspace */
+    double *zs, ts;                       /* the state (z, zd) and time of the last mb_mrt_directions call */
+    int stamped;                          /* 1 while the matrices above are those of that state */
+    double *gS, *gSd, *g;                 /* mb_mrt_transpose_p: adjoints of S, Sd (n each) and one of n */
 };
 
 void mb_mrt_free(mb_mrt *x) {
     if (!x) return;
     double *bufs[] = {x->r, x->lam, x->Jz, x->B, x->K, x->C, x->M, x->Fp, x->Vz, x->Vp, x->Az, x->Ap, x->bz,
-                      x->bzd, x->bp, x->TWz, x->TWp, x->rhs1, x->X, x->W, x->xr, x->rv, x->RZ, x->RP, x->work};
+                      x->bzd, x->bp, x->TWz, x->TWp, x->rhs1, x->X, x->W, x->xr, x->rv, x->RZ, x->RP, x->work,
+                      x->zs, x->gS, x->gSd, x->g};
     for (size_t i = 0; i < sizeof bufs / sizeof *bufs; ++i) free(bufs[i]);
     free(x);
 }
@@ -71,12 +75,15 @@ mb_mrt *mb_mrt_create(const mb_model *m, int cap, int with_p, char *err, size_t 
     x->TWz = calloc(n * n, sizeof(double)), x->TWp = calloc(n * np, sizeof(double));
     x->rhs1 = calloc(n * ns, sizeof(double)), x->X = calloc(n * ns, sizeof(double));
     x->W = calloc(n * ns, sizeof(double));
+    x->zs = calloc(2 * n, sizeof(double));
+    x->gS = calloc(n, sizeof(double)), x->gSd = calloc(n, sizeof(double)), x->g = calloc(n, sizeof(double));
     x->work = mb_work_alloc(m);
     if (m->rod_inertia && (!(x->xr = calloc(n, sizeof(double))) || !(x->rv = calloc(n, sizeof(double))) ||
                            !(x->RZ = calloc(n * n, sizeof(double))) || !(x->RP = calloc(n * np, sizeof(double)))))
         goto nomem;
     if (!x->r || !x->lam || !x->Jz || !x->B || !x->K || !x->C || !x->M || !x->Fp || !x->Vz || !x->Vp || !x->Az ||
-        !x->Ap || !x->bz || !x->bzd || !x->bp || !x->TWz || !x->TWp || !x->rhs1 || !x->X || !x->W ||
+        !x->Ap || !x->bz || !x->bzd || !x->bp || !x->TWz || !x->TWp || !x->rhs1 || !x->X || !x->W || !x->zs ||
+        !x->gS || !x->gSd || !x->g ||
         (m->nwork > 0 && !x->work))
         goto nomem;
     return x;
@@ -222,6 +229,7 @@ int mb_mrt_directions(mb_mrt *x, mb_mr *mr, double t, const double *z, const dou
     int d = mb_kin_dof(kin);
     const int *ind = mb_kin_independent(kin);
     mb_args a = {t, z, zd, zdd, u, p, NULL};
+    x->stamped = 0;
     if (nc == 0) return tree_directions(x, mr, &a, ns, p0, S, Sd, Sdd, t, err, errlen);
     m->constraints_dz(&a, x->Jz, x->work);
     /* S: independent rows given, dependent from Phi_z S = -Phi_p. */
@@ -307,5 +315,105 @@ int mb_mrt_directions(mb_mrt *x, mb_mr *mr, double t, const double *z, const dou
             if (!isfinite(Sj[i]))
                 return mb_fail(err, errlen, MB_ERR_NAN, "matrix_r tangent: d zdd is not finite at t = %.10g", t);
     }
+    memcpy(x->zs, z, (size_t)n * sizeof(double));
+    memcpy(x->zs + n, zd, (size_t)n * sizeof(double));
+    x->ts = t;
+    x->stamped = 1;
+    return MB_OK;
+}
+
+/* y (cols) += sign A' v for a rows x cols A stored dense with the structural non-zeros P (NULL: all). */
+static void mul_add_t(const double *A, const mb_pattern *P, int rows, int cols, double sign, const double *v, double *y) {
+    if (P && (P->rows != rows || P->cols != cols)) P = NULL;
+    for (int k = 0; k < cols; ++k) {
+        const double *Ak = A + (size_t)k * rows;
+        double s = 0;
+        if (P)
+            for (int q = P->colptr[k]; q < P->colptr[k + 1]; ++q) s += Ak[P->rowind[q]] * v[P->rowind[q]];
+        else
+            for (int i = 0; i < rows; ++i) s += Ak[i] * v[i];
+        y[k] += sign * s;
+    }
+}
+
+/* The adjoint of solve_dep: lam (nc) = Phi_d^-T g[dep] (least norm where constraints are redundant), by the motion's
+ * factors, so that g' Y = lam' RHS for Y = solve_dep(RHS). */
+static int solve_dep_t(mb_mrt *x, mb_kin *kin, double t, const double *z, const double *p, const double *g, double *lam,
+                       char *err, size_t errlen) {
+    for (int i = 0; i < x->n; ++i) x->g[i] = -g[i];
+    return mb_kin_multipliers(kin, t, z, p, x->g, lam, err, errlen);
+}
+
+int mb_mrt_transpose_p(mb_mrt *x, mb_mr *mr, double t, const double *z, const double *zd, const double *zdd,
+                       const double *u, const double *p, const double *lS, const double *lSd, const double *lSdd,
+                       double *gp, char *err, size_t errlen) {
+    const mb_model *m = x->m;
+    int n = x->n, nc = x->nc, np = x->np, rc;
+    if (np == 0) return MB_OK;
+    if (nc == 0 || mb_mr_rod_form(mr, NULL) || !x->stamped || x->ts != t ||
+        memcmp(x->zs, z, (size_t)n * sizeof(double)) || memcmp(x->zs + n, zd, (size_t)n * sizeof(double)))
+        return mb_fail(err, errlen, MB_ERR_ARG, "matrix_r tangent: the transpose along p needs constraints, no rod mode "
+                       "and mb_mrt_directions at the same state first");
+    mb_kin *kin = mb_mr_kin(mr);
+    int d = mb_kin_dof(kin);
+    const int *ind = mb_kin_independent(kin);
+    const double *M, *R, *L;
+    const int *rp, *ri;
+    if (d > 0 && mb_mr_reduced(mr, &M, &R, &L) != d)
+        return mb_fail(err, errlen, MB_ERR_ARG, "matrix_r tangent: call mb_mr_accel at the state first");
+    if (!mb_kin_R_pattern(kin, &rp, &ri)) rp = ri = NULL;
+    mb_args a = {t, z, zd, zdd, u, p, NULL}, aw = a;
+    aw.w = x->lam;
+    double *Xb = x->X, *ub = x->rhs1, *w = x->W, *lam = x->B, *gS = x->gS, *gSd = x->gSd;
+    memset(gp, 0, (size_t)np * sizeof(double));
+    /* Sdd = X + R W, W = (R'MR)^-1 R'(rhs1 - M X): u = R (R'MR)^-1 R' lSdd is the adjoint of rhs1 - M X. */
+    memcpy(Xb, lSdd, (size_t)n * sizeof(double));
+    memset(ub, 0, (size_t)n * sizeof(double));
+    if (d > 0) {
+        for (int c = 0; c < d; ++c) {
+            const double *Rc = R + (size_t)c * n;
+            double s = lSdd[ind[c]];
+            for (int e = rp ? rp[c] : 0; e < (rp ? rp[c + 1] : 0); ++e) s += Rc[ri[e]] * lSdd[ri[e]];
+            w[c] = s;
+        }
+        if ((rc = mb_chol_solve(d, L, 1, w, err, errlen))) return rc;
+        for (int c = 0; c < d; ++c) {
+            const double *Rc = R + (size_t)c * n;
+            ub[ind[c]] += w[c];
+            for (int e = rp ? rp[c] : 0; e < (rp ? rp[c + 1] : 0); ++e) ub[ri[e]] += Rc[ri[e]] * w[c];
+        }
+        mul_add(M, m->mass_pattern, n, n, -1, ub, n, 1, Xb, n);
+    }
+    /* X = Phi_d^-1 (-((A_z + b_z) S + b_zd Sd + A_p + b_p)). */
+    if ((rc = solve_dep_t(x, kin, t, z, p, Xb, lam, err, errlen))) return rc;
+    memcpy(gS, lS, (size_t)n * sizeof(double));
+    memcpy(gSd, lSd, (size_t)n * sizeof(double));
+    mul_add_t(x->Az, m->constraint_acc_dz_pattern, nc, n, -1, lam, gS);
+    mul_add_t(x->bz, m->constraint_bias_dz_pattern, nc, n, -1, lam, gS);
+    mul_add_t(x->bzd, m->constraint_bias_dzd_pattern, nc, n, -1, lam, gSd);
+    m->constraint_acc_dp(&a, x->Ap, x->work);
+    m->constraint_bias_dp(&a, x->bp, x->work);
+    mul_add_t(x->Ap, NULL, nc, np, -1, lam, gp);
+    mul_add_t(x->bp, NULL, nc, np, -1, lam, gp);
+    /* rhs1 = -((K + TWz) S + C Sd + r_p + TWp). */
+    mul_add_t(x->K, m->inverse_dynamics_dz_pattern, n, n, -1, ub, gS);
+    mul_add_t(x->TWz, m->constraints_dz_tw_dz_pattern, n, n, -1, ub, gS);
+    mul_add_t(x->C, m->inverse_dynamics_dzd_pattern, n, n, -1, ub, gSd);
+    m->inverse_dynamics_dp(&a, x->Fp, x->work);
+    m->constraints_dz_tw_dp(&aw, x->TWp, x->work);
+    mul_add_t(x->Fp, NULL, n, np, -1, ub, gp);
+    mul_add_t(x->TWp, NULL, n, np, -1, ub, gp);
+    /* Sd = Phi_d^-1 (-(V_z S + V_p)) on its dependent rows. */
+    if ((rc = solve_dep_t(x, kin, t, z, p, gSd, lam, err, errlen))) return rc;
+    mul_add_t(x->Vz, m->constraint_vel_dz_pattern, nc, n, -1, lam, gS);
+    m->constraint_vel_dp(&a, x->Vp, x->work);
+    mul_add_t(x->Vp, NULL, nc, np, -1, lam, gp);
+    /* S = Phi_d^-1 (-Phi_p). */
+    if ((rc = solve_dep_t(x, kin, t, z, p, gS, lam, err, errlen))) return rc;
+    m->constraints_dp(&a, x->Vp, x->work);
+    mul_add_t(x->Vp, NULL, nc, np, -1, lam, gp);
+    for (int j = 0; j < np; ++j)
+        if (!isfinite(gp[j]))
+            return mb_fail(err, errlen, MB_ERR_NAN, "matrix_r tangent: the transpose along p is not finite at t = %.10g", t);
     return MB_OK;
 }

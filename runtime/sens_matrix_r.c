@@ -390,7 +390,7 @@ static int avm_trapezoidal_mr(sens_ctx *c, const mb_sens_problem *pr, const mb_s
     mr_ctx x;
     trap_record rec = {malloc((size_t)(N + 1) * 2 * n * sizeof(double)), malloc((size_t)(N + 1) * n * sizeof(int)),
                        malloc((size_t)(N + 1) * sizeof(int))};
-    double *buf = calloc(3 * (size_t)n * nd + 5 * (size_t)n + (size_t)n * n + (size_t)n, sizeof(double));
+    double *buf = calloc(3 * (size_t)n * nd + 5 * (size_t)n + (size_t)n * n + (size_t)n + (size_t)np, sizeof(double));
     mb_linalg *la = mb_linalg_create(n, n, 1, err, errlen);
     if ((rc = mr_init(&x, c, o, (int)nd, err, errlen))) goto done;
     if (!rec.x || !rec.ind || !rec.dof || !buf || !la) {
@@ -405,14 +405,15 @@ static int avm_trapezoidal_mr(sens_ctx *c, const mb_sens_problem *pr, const mb_s
     st->stored_states = N + 1;
     double *Su = buf, *Sdu = Su + (size_t)n * nd, *Sddu = Sdu + (size_t)n * nd;
     double *la_ = Sddu + (size_t)n * nd, *lb = la_ + n, *lc = lb + n;   /* lambda = (la_, lb, lc) */
-    double *v = lc + n, *Tt = v + 2 * n, *mu = Tt + (size_t)n * n;
+    double *v = lc + n, *Tt = v + 2 * n, *mu = Tt + (size_t)n * n, *gp = mu + n;
     mb_kin *kin = mb_mr_kin(x.mr);
     memset(grad, 0, (size_t)np * sizeof(double));
     for (long k = N; k >= 0; --k) {
         double t = k == N ? pr->t_end : pr->t0 + k * h;
         const double *r = rec.x + (size_t)k * 2 * n;
         const int *ind = rec.ind + (size_t)k * n;
-        int d = rec.dof[k], d2 = 2 * d, na = d2 + np;
+        /* G_p' lambda~ by the tangent's transpose, one pass whatever np; a rod mode takes the np directions. */
+        int d = rec.dof[k], d2 = 2 * d, transpose = np > 0 && !mb_mr_rod_form(x.mr, NULL), na = d2 + (transpose ? 0 : np);
         /* The state again on its own independent coordinates, the kinematics factored there for the tangent model. */
         if (mb_kin_set_independent(kin, ind, d)) {
             rc = mb_fail(err, errlen, MB_ERR_ARG, "sens: restoring the independent coordinates at t = %g failed", t);
@@ -430,14 +431,15 @@ static int avm_trapezoidal_mr(sens_ctx *c, const mb_sens_problem *pr, const mb_s
             (k == N && (rc = sens_objective_partials(c, c->terminal, t, x.z, x.zd, x.zdd, 1.0, la_, lb, lc, grad, err,
                                                      errlen))))
             goto done;
-        /* G_u and G_p: the tangent model along the unit directions of (z_i, zd_i) and along p. */
+        /* G_u (and G_p): the tangent model along the unit directions of (z_i, zd_i) (and along p). */
         memset(Su, 0, (size_t)n * na * sizeof(double));
         memset(Sdu, 0, (size_t)n * na * sizeof(double));
         for (int q = 0; q < d; ++q) {
             Su[ind[q] + (size_t)q * n] = 1;
             Sdu[ind[q] + (size_t)(d + q) * n] = 1;
         }
-        if ((rc = mb_mrt_directions(x.tan, x.mr, t, x.z, x.zd, x.zdd, c->u, c->p, na, d2, Su, Sdu, Sddu, err, errlen)))
+        if ((rc = mb_mrt_directions(x.tan, x.mr, t, x.z, x.zd, x.zdd, c->u, c->p, na, transpose ? -1 : d2, Su, Sdu, Sddu,
+                                    err, errlen)))
             goto done;
         for (int q = 0; q < d2; ++q) {
             double s = 0;
@@ -458,14 +460,19 @@ static int avm_trapezoidal_mr(sens_ctx *c, const mb_sens_problem *pr, const mb_s
             for (int q = 0; q < d2; ++q)
                 for (int s = 0; s < d; ++s) v[q] += mu[s] * Sddu[ind[s] + (size_t)q * n];
         }
-        for (int j = 0; j < np; ++j) {
-            double s = 0;
-            for (int i = 0; i < n; ++i) {
-                size_t ij = i + (size_t)(d2 + j) * n;
-                s += la_[i] * Su[ij] + lb[i] * Sdu[ij] + lc[i] * Sddu[ij];
+        if (transpose) {
+            if ((rc = mb_mrt_transpose_p(x.tan, x.mr, t, x.z, x.zd, x.zdd, c->u, c->p, la_, lb, lc, gp, err, errlen)))
+                goto done;
+            for (int j = 0; j < np; ++j) grad[j] += gp[j];
+        } else
+            for (int j = 0; j < np; ++j) {
+                double s = 0;
+                for (int i = 0; i < n; ++i) {
+                    size_t ij = i + (size_t)(d2 + j) * n;
+                    s += la_[i] * Su[ij] + lb[i] * Sdu[ij] + lc[i] * Sddu[ij];
+                }
+                grad[j] += s;
             }
-            grad[j] += s;
-        }
         if (k == 0) {
             /* t0: the initial sensitivities' independent rows (zero when the problem gives none). */
             for (int j = 0; j < np; ++j)
