@@ -11,12 +11,28 @@
 -- x2, y2 start where the initial angles put A2 (h of the start values); a design parameter that moves A2
 -- (LA1) leaves x2, y2 where they are and moves the angles instead. --set POINT=0 takes the ground joints
 -- J0, J4 as the degrees of freedom, the same motion (DoF-choice invariance, seeds/000.md §7.2 item 6).
+-- --set NHARM=K adds motors on J0 and J4 whose torques are Fourier series over the 5 s, K harmonics each with
+-- design amplitudes a0_k, b0_k (J0) and a4_k, b4_k (J4), all 0 by default (the same motion): 4 K more design
+-- parameters, the case of an adjoint (tests/bench/sens_many_parameters.sh takes K = 12, 53 parameters).
 model "fivebar_point"
 description "Five-bar linkage hanging, with a point's coordinates as degrees of freedom (invented data)"
 
-parameter { POINT = 1 }
+parameter { POINT = 1, NHARM = 0 }
 gravity { 0, -9.81, 0 }
 use "five_bar" { t1 = -100, t4 = -80, side = -1, Ls1 = 0.5, Ls2 = 0.6 }
+for _, j in ipairs(NHARM > 0 and { "0", "4" } or {}) do
+  local amp = {}
+  for k = 1, NHARM do amp["a" .. j .. "_" .. k], amp["b" .. j .. "_" .. k] = 0, 0 end
+  design(amp)
+  torque("motor" .. j) { joint = "J" .. j, value = function(t, s)
+    local sum = 0
+    for k = 1, NHARM do
+      local w = 2 * pi * k / 5
+      sum = sum + _ENV["a" .. j .. "_" .. k] * sin(w * t) + _ENV["b" .. j .. "_" .. k] * cos(w * t)
+    end
+    return sum
+  end }
+end
 if POINT == 1 then
   independent {
     x2 = function(s) return s.point.P2.pos[1] end,

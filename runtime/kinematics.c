@@ -569,6 +569,8 @@ int mb_kin_prefer(mb_kin *k, const double *v) {
 
 int mb_kin_set_independent(mb_kin *k, const int *ind, int count) {
     if (k->dof < 0 || count != k->dof) return MB_ERR_ARG;
+    /* The choice in force: its blocks and factors stay (a replay restores the same choice at most steps). */
+    if (count > 0 && memcmp(ind, k->ind, (size_t)count * sizeof(int)) == 0) return MB_OK;
     for (int c = 0; c < k->nz; ++c) k->is_ind[c] = 0;
     for (int j = 0; j < count; ++j) {
         if (ind[j] < 0 || ind[j] >= k->nz || k->is_ind[ind[j]]) return MB_ERR_ARG;

@@ -20,7 +20,7 @@ struct mb_mrt {
     double *work;                         /* the model functions' workspace */
     double *zs, ts;                       /* the state (z, zd) and time of the last mb_mrt_directions call */
     int stamped;                          /* 1 while the matrices above are those of that state */
-    double *gS, *gSd, *g;                 /* mb_mrt_transpose_p: adjoints of S, Sd (n each) and one of n */
+    double *gS, *gSd, *g;                 /* mb_mrt_transpose: adjoints of S, Sd (n each) and one of n */
 };
 
 void mb_mrt_free(mb_mrt *x) {
@@ -344,16 +344,32 @@ static int solve_dep_t(mb_mrt *x, mb_kin *kin, double t, const double *z, const 
     return mb_kin_multipliers(kin, t, z, p, x->g, lam, err, errlen);
 }
 
-int mb_mrt_transpose_p(mb_mrt *x, mb_mr *mr, double t, const double *z, const double *zd, const double *zdd,
-                       const double *u, const double *p, const double *lS, const double *lSd, const double *lSdd,
-                       double *gp, char *err, size_t errlen) {
+/* The adjoint of an independent row of S (or Sd): its own adjoint g[ind[q]], less Phi_z[:, ind[q]]' lam through the
+ * dependent rows it moves (lam = Phi_d^-T g[dep]). */
+static void independent_part(const mb_mrt *x, const int *ind, int d, const double *g, const double *lam, double *out) {
+    const mb_pattern *P = x->m->constraints_dz_pattern;
+    if (P && (P->rows != x->nc || P->cols != x->n)) P = NULL;
+    for (int q = 0; q < d; ++q) {
+        int k = ind[q];
+        const double *Jk = x->Jz + (size_t)k * x->nc;
+        double s = g[k];
+        if (P)
+            for (int e = P->colptr[k]; e < P->colptr[k + 1]; ++e) s -= Jk[P->rowind[e]] * lam[P->rowind[e]];
+        else
+            for (int i = 0; i < x->nc; ++i) s -= Jk[i] * lam[i];
+        out[q] = s;
+    }
+}
+
+int mb_mrt_transpose(mb_mrt *x, mb_mr *mr, double t, const double *z, const double *zd, const double *zdd,
+                     const double *u, const double *p, const double *lS, const double *lSd, const double *lSdd,
+                     double *gu, double *gp, char *err, size_t errlen) {
     const mb_model *m = x->m;
-    int n = x->n, nc = x->nc, np = x->np, rc;
-    if (np == 0) return MB_OK;
+    int n = x->n, nc = x->nc, np = gp ? x->np : 0, rc;
     if (nc == 0 || mb_mr_rod_form(mr, NULL) || !x->stamped || x->ts != t ||
         memcmp(x->zs, z, (size_t)n * sizeof(double)) || memcmp(x->zs + n, zd, (size_t)n * sizeof(double)))
-        return mb_fail(err, errlen, MB_ERR_ARG, "matrix_r tangent: the transpose along p needs constraints, no rod mode "
-                       "and mb_mrt_directions at the same state first");
+        return mb_fail(err, errlen, MB_ERR_ARG, "matrix_r tangent: the transpose needs constraints, no rod mode and "
+                       "mb_mrt_directions at the same state first");
     mb_kin *kin = mb_mr_kin(mr);
     int d = mb_kin_dof(kin);
     const int *ind = mb_kin_independent(kin);
@@ -365,7 +381,7 @@ int mb_mrt_transpose_p(mb_mrt *x, mb_mr *mr, double t, const double *z, const do
     mb_args a = {t, z, zd, zdd, u, p, NULL}, aw = a;
     aw.w = x->lam;
     double *Xb = x->X, *ub = x->rhs1, *w = x->W, *lam = x->B, *gS = x->gS, *gSd = x->gSd;
-    memset(gp, 0, (size_t)np * sizeof(double));
+    if (gp) memset(gp, 0, (size_t)np * sizeof(double));
     /* Sdd = X + R W, W = (R'MR)^-1 R'(rhs1 - M X): u = R (R'MR)^-1 R' lSdd is the adjoint of rhs1 - M X. */
     memcpy(Xb, lSdd, (size_t)n * sizeof(double));
     memset(ub, 0, (size_t)n * sizeof(double));
@@ -391,29 +407,42 @@ int mb_mrt_transpose_p(mb_mrt *x, mb_mr *mr, double t, const double *z, const do
     mul_add_t(x->Az, m->constraint_acc_dz_pattern, nc, n, -1, lam, gS);
     mul_add_t(x->bz, m->constraint_bias_dz_pattern, nc, n, -1, lam, gS);
     mul_add_t(x->bzd, m->constraint_bias_dzd_pattern, nc, n, -1, lam, gSd);
-    m->constraint_acc_dp(&a, x->Ap, x->work);
-    m->constraint_bias_dp(&a, x->bp, x->work);
-    mul_add_t(x->Ap, NULL, nc, np, -1, lam, gp);
-    mul_add_t(x->bp, NULL, nc, np, -1, lam, gp);
+    if (np > 0) {
+        m->constraint_acc_dp(&a, x->Ap, x->work);
+        m->constraint_bias_dp(&a, x->bp, x->work);
+        mul_add_t(x->Ap, m->constraint_acc_dp_pattern, nc, np, -1, lam, gp);
+        mul_add_t(x->bp, m->constraint_bias_dp_pattern, nc, np, -1, lam, gp);
+    }
     /* rhs1 = -((K + TWz) S + C Sd + r_p + TWp). */
     mul_add_t(x->K, m->inverse_dynamics_dz_pattern, n, n, -1, ub, gS);
     mul_add_t(x->TWz, m->constraints_dz_tw_dz_pattern, n, n, -1, ub, gS);
     mul_add_t(x->C, m->inverse_dynamics_dzd_pattern, n, n, -1, ub, gSd);
-    m->inverse_dynamics_dp(&a, x->Fp, x->work);
-    m->constraints_dz_tw_dp(&aw, x->TWp, x->work);
-    mul_add_t(x->Fp, NULL, n, np, -1, ub, gp);
-    mul_add_t(x->TWp, NULL, n, np, -1, ub, gp);
-    /* Sd = Phi_d^-1 (-(V_z S + V_p)) on its dependent rows. */
+    if (np > 0) {
+        m->inverse_dynamics_dp(&a, x->Fp, x->work);
+        m->constraints_dz_tw_dp(&aw, x->TWp, x->work);
+        mul_add_t(x->Fp, m->inverse_dynamics_dp_pattern, n, np, -1, ub, gp);
+        mul_add_t(x->TWp, m->constraints_dz_tw_dp_pattern, n, np, -1, ub, gp);
+    }
+    /* Sd: its independent rows given, the dependent ones Phi_d^-1 (-(Phi_z[:, ind] Sd_i + V_z S + V_p)). */
     if ((rc = solve_dep_t(x, kin, t, z, p, gSd, lam, err, errlen))) return rc;
     mul_add_t(x->Vz, m->constraint_vel_dz_pattern, nc, n, -1, lam, gS);
-    m->constraint_vel_dp(&a, x->Vp, x->work);
-    mul_add_t(x->Vp, NULL, nc, np, -1, lam, gp);
-    /* S = Phi_d^-1 (-Phi_p). */
+    if (np > 0) {
+        m->constraint_vel_dp(&a, x->Vp, x->work);
+        mul_add_t(x->Vp, m->constraint_vel_dp_pattern, nc, np, -1, lam, gp);
+    }
+    if (gu) independent_part(x, ind, d, gSd, lam, gu + d);
+    /* S: the same with Phi_p. */
     if ((rc = solve_dep_t(x, kin, t, z, p, gS, lam, err, errlen))) return rc;
-    m->constraints_dp(&a, x->Vp, x->work);
-    mul_add_t(x->Vp, NULL, nc, np, -1, lam, gp);
+    if (np > 0) {
+        m->constraints_dp(&a, x->Vp, x->work);
+        mul_add_t(x->Vp, m->constraints_dp_pattern, nc, np, -1, lam, gp);
+    }
+    if (gu) independent_part(x, ind, d, gS, lam, gu);
     for (int j = 0; j < np; ++j)
         if (!isfinite(gp[j]))
             return mb_fail(err, errlen, MB_ERR_NAN, "matrix_r tangent: the transpose along p is not finite at t = %.10g", t);
+    for (int q = 0; gu && q < 2 * d; ++q)
+        if (!isfinite(gu[q]))
+            return mb_fail(err, errlen, MB_ERR_NAN, "matrix_r tangent: the transpose is not finite at t = %.10g", t);
     return MB_OK;
 }

@@ -33,15 +33,16 @@ int mb_mrt_directions(mb_mrt *x, mb_mr *mr, double t, const double *z, const dou
                       const double *u, const double *p, int ns, int p0, double *S, double *Sd, double *Sdd,
                       char *err, size_t errlen);
 
-/* The transpose of the tangent along p, for adjoints: gp (np) = G_p' (lS, lSd, lSdd), with G_p = d(S, Sd, Sdd)/dp the
- * full columns mb_mrt_directions gives along e_0 .. e_np-1 with zero independent rows of S and Sd. One pass back
- * through its steps (transposed products, three transposed dependent solves and one of R'MR) at the state of the
- * last mb_mrt_directions call, whose matrices it reuses: the cost does not grow with np beyond the model's
- * p-derivatives and their products. MB_ERR_ARG at another state, in a rod mode or without constraints (callers
- * then take the directions along p). */
-int mb_mrt_transpose_p(mb_mrt *x, mb_mr *mr, double t, const double *z, const double *zd, const double *zdd,
-                       const double *u, const double *p, const double *lS, const double *lSd, const double *lSdd,
-                       double *gp, char *err, size_t errlen);
+/* The transpose of the tangent model, for adjoints. With G_u = d(S, Sd, Sdd)/d(S_i, Sd_i) (the unit directions of the
+ * independent coordinates, then of their velocities) and G_p = d(S, Sd, Sdd)/dp (zero independent rows of S and Sd),
+ * gu (2d, or NULL) = G_u' l and gp (np, or NULL) = G_p' l for l = (lS, lSd, lSdd). One pass back through
+ * mb_mrt_directions' steps (transposed products, three transposed dependent solves and one of R'MR) at the state of
+ * the last mb_mrt_directions call, whose matrices it reuses (a call with ns = 0 evaluates them): the cost grows with
+ * neither d nor np beyond the model's p-derivatives and their products. MB_ERR_ARG at another state, in a rod mode or
+ * without constraints (callers then take directions). */
+int mb_mrt_transpose(mb_mrt *x, mb_mr *mr, double t, const double *z, const double *zd, const double *zdd,
+                     const double *u, const double *p, const double *lS, const double *lSd, const double *lSdd,
+                     double *gu, double *gp, char *err, size_t errlen);
 
 /* Rod modes (mb_mr_set_rods): the evaluation's extrapolated accelerations move along each direction too, by dzhat
  * (n x ns, kept by the caller: the same extrapolation of the directions' first-stage Sdd, rod_history.h); NULL: not

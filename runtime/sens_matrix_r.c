@@ -162,6 +162,9 @@ typedef struct {
     double *x;   /* (N + 1) x 2n: z, zd of step k (zdd follows: the adjoint evaluates there again) */
     int *ind;    /* (N + 1) x n: its independent coordinates (dof[k] of them) */
     int *dof;    /* N + 1 */
+    double *T;   /* (N + 1) x d x d: step k's T (k >= 1; d, the degrees of freedom, fixed in a run), allocated by the
+                    forward run */
+    int dT;      /* the d of T */
 } trap_record;
 
 /* The consistent state in x and the kinematics' independent coordinates, as step k of rec. */
@@ -176,11 +179,11 @@ static void record_state(const mr_ctx *x, trap_record *rec, long k) {
 }
 
 /* The trapezoidal rule's d x d matrix T = I - h²/4 dF/dq - h/2 dF/dv from the tangent model's Sdd along the 2d unit
- * directions (n x 2d, the independent rows ind), column-major; transposed: T' instead (the adjoint's). */
-static void trap_matrix(const double *Sddu, const int *ind, int d, int n, double h, int transposed, double *T) {
+ * directions (n x 2d, the independent rows ind), column-major. */
+static void trap_matrix(const double *Sddu, const int *ind, int d, int n, double h, double *T) {
     for (int q = 0; q < d; ++q)
         for (int r = 0; r < d; ++r)
-            T[transposed ? q + (size_t)r * d : r + (size_t)q * d] =
+            T[r + (size_t)q * d] =
                 (r == q) - 0.25 * h * h * Sddu[ind[r] + (size_t)q * n] - 0.5 * h * Sddu[ind[r] + (size_t)(d + q) * n];
 }
 
@@ -235,6 +238,12 @@ static int ddm_trapezoidal_mr(mr_ctx *x, const mb_sens_problem *pr, const mb_sen
     mb_mrs_begin(rs, t, x->z, x->zd, x->zdd, zi, zdi);
     if (rec) record_state(x, rec, 0);
     int d = mb_mrs_dof(rs);
+    if (rec && !(rec->T = malloc(((size_t)N + 1) * d * d * sizeof(double) + 1))) {
+        rc = mb_fail(err, errlen, MB_ERR_ALLOC, "sens: out of memory (the adjoint keeps %ld matrices of %d x %d)", N + 1,
+                     d, d);
+        goto done;
+    }
+    if (rec) rec->dT = d;
     if (!(tr = mb_trap_create(d > 0 ? d : 1, o->newton_tol, o->newton_max_iter, err, errlen)) ||
         !(la = mb_linalg_create(d > 0 ? d : 1, d > 0 ? d : 1, np > 0 ? np : 1, err, errlen))) {
         rc = MB_ERR_ALLOC;
@@ -283,7 +292,8 @@ static int ddm_trapezoidal_mr(mr_ctx *x, const mb_sens_problem *pr, const mb_sen
             if ((rc = mb_mrt_directions(x->tan, x->mr, t, x->z, x->zd, x->zdd, c->u, c->p, na, np > 0 ? nu : -1, Su, Sdu,
                                         Sddu, err, errlen)))
                 goto done;
-            trap_matrix(Sddu, ind, d, n, h, 0, T);
+            trap_matrix(Sddu, ind, d, n, h, T);
+            if (rec) memcpy(rec->T + (size_t)k * d * d, T, (size_t)d * d * sizeof(double));
             if ((rc = mb_trap_set_tangent(tr, T, 0.25 * h * h, 0.5 * h, err, errlen)) ||
                 (rc = mb_lu_factor(la, d, T, err, errlen)))
                 goto done;
@@ -389,7 +399,7 @@ static int avm_trapezoidal_mr(sens_ctx *c, const mb_sens_problem *pr, const mb_s
     size_t nd = 2 * (size_t)n + (size_t)np;   /* the most directions: 2d unit ones and np in p */
     mr_ctx x;
     trap_record rec = {malloc((size_t)(N + 1) * 2 * n * sizeof(double)), malloc((size_t)(N + 1) * n * sizeof(int)),
-                       malloc((size_t)(N + 1) * sizeof(int))};
+                       malloc((size_t)(N + 1) * sizeof(int)), NULL, 0};
     double *buf = calloc(3 * (size_t)n * nd + 5 * (size_t)n + (size_t)n * n + (size_t)n + (size_t)np, sizeof(double));
     mb_linalg *la = mb_linalg_create(n, n, 1, err, errlen);
     if ((rc = mr_init(&x, c, o, (int)nd, err, errlen))) goto done;
@@ -412,16 +422,16 @@ static int avm_trapezoidal_mr(sens_ctx *c, const mb_sens_problem *pr, const mb_s
         double t = k == N ? pr->t_end : pr->t0 + k * h;
         const double *r = rec.x + (size_t)k * 2 * n;
         const int *ind = rec.ind + (size_t)k * n;
-        /* G_p' lambda~ by the tangent's transpose, one pass whatever np; a rod mode takes the np directions. */
-        int d = rec.dof[k], d2 = 2 * d, transpose = np > 0 && !mb_mr_rod_form(x.mr, NULL), na = d2 + (transpose ? 0 : np);
-        /* The state again on its own independent coordinates, the kinematics factored there for the tangent model. */
+        int d = rec.dof[k], d2 = 2 * d;
+        /* The state again on its own independent coordinates (consistent as recorded), the kinematics factored there
+         * for the tangent model. */
         if (mb_kin_set_independent(kin, ind, d)) {
             rc = mb_fail(err, errlen, MB_ERR_ARG, "sens: restoring the independent coordinates at t = %g failed", t);
             goto done;
         }
         memcpy(x.z, r, (size_t)n * sizeof(double));
         memcpy(x.zd, r + n, (size_t)n * sizeof(double));
-        if ((rc = mb_mr_project(x.mr, t, x.z, x.zd, c->p, err, errlen)) ||
+        if ((rc = mb_kin_factor(kin, t, x.z, c->p, err, errlen)) ||
             (rc = mb_mr_accel(x.mr, t, x.z, x.zd, c->u, c->p, x.zdd, err, errlen)))
             goto done;
         st->rhs_evals++;
@@ -431,40 +441,51 @@ static int avm_trapezoidal_mr(sens_ctx *c, const mb_sens_problem *pr, const mb_s
             (k == N && (rc = sens_objective_partials(c, c->terminal, t, x.z, x.zd, x.zdd, 1.0, la_, lb, lc, grad, err,
                                                      errlen))))
             goto done;
-        /* G_u (and G_p): the tangent model along the unit directions of (z_i, zd_i) (and along p). */
+        /* v = G_u' lambda and G_p' lambda~ (lambda~ = lambda at t0): by the tangent model's transpose, one pass each
+         * whatever d and np; a rod mode forms G_u and G_p along the 2d unit directions and p instead. */
+        int transpose = !mb_mr_rod_form(x.mr, NULL), na = transpose ? 0 : d2 + np;
         memset(Su, 0, (size_t)n * na * sizeof(double));
         memset(Sdu, 0, (size_t)n * na * sizeof(double));
-        for (int q = 0; q < d; ++q) {
+        for (int q = 0; q < d && !transpose; ++q) {
             Su[ind[q] + (size_t)q * n] = 1;
             Sdu[ind[q] + (size_t)(d + q) * n] = 1;
         }
         if ((rc = mb_mrt_directions(x.tan, x.mr, t, x.z, x.zd, x.zdd, c->u, c->p, na, transpose ? -1 : d2, Su, Sdu, Sddu,
                                     err, errlen)))
             goto done;
-        for (int q = 0; q < d2; ++q) {
-            double s = 0;
-            for (int i = 0; i < n; ++i) {
-                size_t iq = i + (size_t)q * n;
-                s += la_[i] * Su[iq] + lb[i] * Sdu[iq] + lc[i] * Sddu[iq];
+        if (transpose) {
+            if ((rc = mb_mrt_transpose(x.tan, x.mr, t, x.z, x.zd, x.zdd, c->u, c->p, la_, lb, lc, v, k == 0 ? gp : NULL,
+                                       err, errlen)))
+                goto done;
+        } else
+            for (int q = 0; q < d2; ++q) {
+                double s = 0;
+                for (int i = 0; i < n; ++i) {
+                    size_t iq = i + (size_t)q * n;
+                    s += la_[i] * Su[iq] + lb[i] * Sdu[iq] + lc[i] * Sddu[iq];
+                }
+                v[q] = s;
             }
-            v[q] = s;
-        }
         if (k > 0) {
-            /* mu = T^-T (h²/4 v_1 + h/2 v_2), with the DDM's T. */
-            trap_matrix(Sddu, ind, d, n, h, 1, Tt);
+            /* mu = T^-T (h²/4 v_1 + h/2 v_2), with the T of the forward run's step k. */
+            const double *Tk = rec.T + (size_t)k * d * d;
+            for (int q = 0; q < d; ++q)
+                for (int s = 0; s < d; ++s) Tt[q + (size_t)s * d] = Tk[s + (size_t)q * d];
             for (int q = 0; q < d; ++q) mu[q] = hh * v[q] + 0.5 * h * v[d + q];
             if ((rc = mb_lu_factor(la, d, Tt, err, errlen)) || (rc = mb_lu_solve(la, d, Tt, 1, mu, err, errlen)))
                 goto done;
             st->factorizations++;
             for (int q = 0; q < d; ++q) lc[ind[q]] += mu[q];
-            for (int q = 0; q < d2; ++q)
-                for (int s = 0; s < d; ++s) v[q] += mu[s] * Sddu[ind[s] + (size_t)q * n];
+            if (transpose) {
+                if ((rc = mb_mrt_transpose(x.tan, x.mr, t, x.z, x.zd, x.zdd, c->u, c->p, la_, lb, lc, v, gp, err, errlen)))
+                    goto done;
+            } else
+                for (int q = 0; q < d2; ++q)
+                    for (int s = 0; s < d; ++s) v[q] += mu[s] * Sddu[ind[s] + (size_t)q * n];
         }
-        if (transpose) {
-            if ((rc = mb_mrt_transpose_p(x.tan, x.mr, t, x.z, x.zd, x.zdd, c->u, c->p, la_, lb, lc, gp, err, errlen)))
-                goto done;
+        if (transpose)
             for (int j = 0; j < np; ++j) grad[j] += gp[j];
-        } else
+        else
             for (int j = 0; j < np; ++j) {
                 double s = 0;
                 for (int i = 0; i < n; ++i) {
@@ -495,6 +516,7 @@ done:
     free(rec.x);
     free(rec.ind);
     free(rec.dof);
+    free(rec.T);
     free(buf);
     mb_linalg_free(la);
     mr_free(&x);

@@ -142,5 +142,27 @@ for _, obj in ipairs { "psi1", "psi2", "psi3" } do
   end
 end
 
+-- Many design parameters (motors on J0 and J4 with 3 harmonics each: 17 parameters): the adjoint's transposed
+-- tangent (its cost flat in the parameters) against the DDM's columns and central differences.
+do
+  local base = "models/fivebar_point.lua --set NHARM=3 --cflags -O1 --objective psi2 --integrator trapezoidal"
+  local ok, out, d = H.sens(base .. " --fd 1e-6")
+  local oka, outa, a = H.sens(base .. " --method avm")
+  local names = {}
+  for k in pairs(d) do
+    local n = k:match("^grad%.(.+)$")
+    if n then names[#names + 1] = n end
+  end
+  table.sort(names)
+  if tap.ok(ok and oka and #names == 17, string.format("NHARM=3: DDM and AVM give %d gradients", #names)) then
+    local w, at = worst(d, d, "grad.", "fd.", names)
+    tap.ok(w < 1e-6, string.format("NHARM=3: DDM = central differences (worst %.2g at %s)", w, tostring(at)))
+    w, at = worst(a, d, "grad.", "grad.", names)
+    tap.ok(a.psi == d.psi and w < 1e-10, string.format("NHARM=3: AVM = DDM (worst %.2g at %s)", w, tostring(at)))
+  else
+    tap.diag(out .. outa)
+  end
+end
+
 H.sh("rm -rf '" .. dir .. "'")
 tap.done_testing()
