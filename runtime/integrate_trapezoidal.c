@@ -103,6 +103,11 @@ static int newton(mb_trap *tr, const mb_so_system *sys, double t, double cz, dou
                   char *err, size_t errlen) {
     int n = tr->n, rc, rebuild = 0;
     double dmax = INFINITY, dprev = INFINITY;
+    /* The smallest change of x the state can show: z = zb + cz x and zd = zdb + cv x are doubles, so a correction
+     * below eps |zb| / cz (h = 1 ms: 4e-9 for |z| = 5) moves nothing but the rounding of z and zd. */
+    double floor_x = 0;
+    for (int i = 0; i < n; ++i)
+        floor_x = fmax(floor_x, DBL_EPSILON * (fabs(tr->zb[i]) / fabs(cz) + fabs(tr->zdb[i]) / fabs(cv)));
     for (int it = 1; it <= tr->max_iter; ++it) {
         for (int i = 0; i < n; ++i) {
             tr->zn[i] = tr->zb[i] + cz * tr->x[i];
@@ -143,10 +148,10 @@ static int newton(mb_trap *tr, const mb_so_system *sys, double t, double cz, dou
             xmax = fmax(xmax, fabs(tr->x[i] + tr->r[i]));
         }
         /* Converged on the size of the correction, relative to the acceleration with an absolute floor of
-         * newton_tol; or stalled within 100 times that, where it no longer halves: the residual's own rounding
-         * (Matrix R's, whose positions are solved to 1e-12), which no tangent improves. */
+         * newton_tol; or stalled within 100 times that (and the state's resolution), where it no longer halves: the
+         * residual's own rounding (Matrix R's, whose positions are solved to 1e-12), which no tangent improves. */
         double lim = tr->tol * (1 + xmax);
-        int stalled = it > 1 && dmax <= 100 * lim && dmax > 0.5 * dprev;
+        int stalled = it > 1 && dmax <= 100 * (lim + floor_x) && dmax > 0.5 * dprev;
         if (!fresh && !(dmax <= 0.5 * dprev) && !stalled) {
             /* The old LU does not contract enough here: this iterate again with a fresh tangent. */
             rebuild = 1;

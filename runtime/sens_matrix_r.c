@@ -195,8 +195,8 @@ static void trap_matrix(const double *Sddu, const int *ind, int d, int n, double
  * solution (built exactly there, it also serves the next step's Newton iterations); the full columns follow by
  * linearity from the tangent model along (A_i, B_i, e_j) and along the 2d unit directions T was built from. psi
  * is the composite trapezoidal quadrature of the integrand on the same steps, plus the terminal term.
- * rec (the AVM's forward run, np = 0): the states of every step are kept, and the tangent is still built at each
- * step's solution for Newton, so that the motion is the DDM's to the last bit. */
+ * rec (the AVM's forward run, np = 0): the states of every step are kept. With np = 0 the tangent is still built at
+ * each step's solution for Newton, so that the motion is the DDM's to the last bit. */
 static int ddm_trapezoidal_mr(mr_ctx *x, const mb_sens_problem *pr, const mb_sens_options *o, const double *z0,
                               const double *zd0, int np, trap_record *rec, double *psi, double *grad,
                               mb_sens_stats *st, char *err, size_t errlen) {
@@ -275,10 +275,11 @@ static int ddm_trapezoidal_mr(mr_ctx *x, const mb_sens_problem *pr, const mb_sen
             mb_mrs_begin(rs, t, x->z, x->zd, x->zdd, zi, zdi);
         }
         if (rec) record_state(x, rec, k);
-        if (np > 0 || rec) {
+        {
             /* One evaluation of the tangent model at the solution, along the 2d unit directions of (z_i, zd_i) and the
              * np directions (A_i, B_i, e_j): the unit ones give T exactly (the sensitivities' matrix, and the next
-             * step's Newton tangent), the others the right-hand sides. */
+             * step's Newton tangent), the others the right-hand sides. Without columns (psi alone, the finite
+             * differences' runs, and the adjoint's forward run) T is still built, so the motion is the DDM's. */
             const int *ind = mb_kin_independent(mb_mr_kin(x->mr));
             int nu = 2 * d, na = nu + np;
             memset(Su, 0, (size_t)n * na * sizeof(double));
