@@ -525,13 +525,13 @@ done:
 }
 
 /* ---- AVM for closed loops: the discrete adjoint of rk4 on the reduced state (z_i, zd_i) ----
- * Per step the stages Y_1..Y_4 are recomputed from the stored state; at each the reduced Jacobians
- * J = d(zd_i, zdd_i)/d(z_i, zd_i) (2d columns) and Jp = d(zd_i, zdd_i)/dp come from the evaluation above
- * with unit directions, and the stage adjoints run backward:
+ * Per step the stages Y_1..Y_4 are recomputed from the stored state, and the stage adjoints run backward with the
+ * reduced Jacobians J = d(zd_i, zdd_i)/d(z_i, zd_i) and Jp = d(zd_i, zdd_i)/dp of the evaluation above:
  *   kbar_i = h b_i lambda + c_{i+1} Ybar_{i+1},  Ybar_i = J_i' kbar_i + h b_i g_x(Y_i),
  *   grad += Jp_i' kbar_i + h b_i g_p(Y_i),       lambda <- lambda + sum_i Ybar_i
- * (b = 1/6, 1/3, 1/3, 1/6; c = h/2, h/2, h). Forming J costs 2d directions per stage, so this adjoint is
- * exact but not cheaper than the DDM; closed loops of few degrees of freedom are what it is for. */
+ * (b = 1/6, 1/3, 1/3, 1/6; c = h/2, h/2, h). The products with J' and Jp' (and the objective's g_x, g_p through
+ * the dependent coordinates) are one pass of the tangent model's transpose per stage (mr_vjp), whatever d and
+ * np; a rod mode, whose extrapolation couples the stages, forms J and Jp along 2d + np directions instead (mr_jac). */
 
 typedef struct {
     mr_ctx *x;
@@ -543,7 +543,38 @@ typedef struct {
      * (n x n), g's d/dzdd (n), and the identity the n directions in zhat are (n x n). */
     int rods;
     double *Dz, *gzdd, *eye;
+    double *l, *gu;             /* mr_vjp: (lS, lSd, lSdd) (3n) and G_u' l (2n) */
 } mr_adj;
+
+/* Without rods: at the stage point (t, Y), ybar (2n) = J' kbar + w g_x(Y) on the independent entries (zero elsewhere)
+ * and grad += Jp' kbar + w g_p(Y), for the objective function g (NULL: none) and kbar (2n, NULL: zero), by the
+ * tangent model's transpose along l = (w g_z, kbar_zd + w g_zd, kbar_zdd + w g_zdd): f = [zd; zdd] moves with
+ * (Sd, Sdd). */
+static int mr_vjp(mr_adj *A, double t, const double *Y, mb_fn *g, double w, const double *kbar, double *ybar,
+                  double *grad, char *err, size_t errlen) {
+    mr_ctx *x = A->x;
+    sens_ctx *c = x->c;
+    int n = A->n, rc;
+    x->ns = 0;
+    if ((rc = mr_eval(x, t, Y, NULL, err, errlen))) return rc;
+    mb_kin *kin = mb_mr_kin(x->mr);
+    int d = A->d = mb_kin_dof(kin);
+    const int *ind = mb_kin_independent(kin);
+    for (int q = 0; q < d; ++q) A->col[q] = ind[q], A->col[d + q] = n + ind[q];
+    double *lS = A->l, *lSd = lS + n, *lSdd = lSd + n;
+    memset(lS, 0, (size_t)n * sizeof(double));
+    for (int r = 0; r < n; ++r) lSd[r] = kbar ? kbar[r] : 0, lSdd[r] = kbar ? kbar[n + r] : 0;
+    if ((rc = sens_objective_partials(c, g, t, x->z, x->zd, x->zdd, w, lS, lSd, lSdd, grad, err, errlen)) ||
+        (rc = mb_mrt_directions(x->tan, x->mr, t, x->z, x->zd, x->zdd, c->u, c->p, 0, -1, x->S, x->Sd, x->Sdd, err,
+                                errlen)) ||
+        (rc = mb_mrt_transpose(x->tan, x->mr, t, x->z, x->zd, x->zdd, c->u, c->p, lS, lSd, lSdd, A->gu, A->gp, err,
+                               errlen)))
+        return rc;
+    for (int j = 0; j < A->np; ++j) grad[j] += A->gp[j];
+    memset(ybar, 0, 2 * (size_t)n * sizeof(double));
+    for (int q = 0; q < 2 * d; ++q) ybar[A->col[q]] = A->gu[q];
+    return MB_OK;
+}
 
 /* J, Jp, gx, gp at (t, Y) for the objective function g (integrand or terminal; NULL: gx = gp = 0). */
 static int mr_jac(mr_adj *A, double t, const double *Y, mb_fn *g, char *err, size_t errlen) {
@@ -670,7 +701,7 @@ int mb_sens_avm_mr(sens_ctx *c, const mb_sens_problem *pr, const mb_sens_options
     K = (N + L - 1) / L;
     double h = (pr->t_end - pr->t0) / N;
     mr_ctx x;
-    mr_adj A = {&x, n, np, 0, NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL, NULL};
+    mr_adj A = {&x, n, np, 0, NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL};
     A.col = calloc((size_t)n2, sizeof(int));
     double *ck = NULL, *seg = NULL, *k = NULL, *Ys = NULL, *tmp = NULL, *vec = NULL;
     /* Rod modes: the history at every checkpoint (ckh), at the start of every step of the segment (sh), after the
@@ -712,8 +743,10 @@ int mb_sens_avm_mr(sens_ctx *c, const mb_sens_problem *pr, const mb_sens_options
     A.gx = calloc((size_t)n2, sizeof(double));
     A.gp = calloc((size_t)(np > 0 ? np : 1), sizeof(double));
     vec = calloc(5 * (size_t)n2, sizeof(double));
+    A.l = calloc(3 * (size_t)n, sizeof(double));
+    A.gu = calloc((size_t)n2, sizeof(double));
     if (!ck || !cks || !steps || !stages || !seg || !k || !Ys || !tmp || !A.col || !A.yb || !A.J || !A.Jp || !A.gx || !A.gp ||
-        !vec || !A.gzdd) {
+        !vec || !A.gzdd || !A.l || !A.gu) {
         rc = mb_fail(err, errlen, MB_ERR_ALLOC, "sens: out of memory (closed-loop adjoint)");
         goto done;
     }
@@ -745,11 +778,15 @@ int mb_sens_avm_mr(sens_ctx *c, const mb_sens_problem *pr, const mb_sens_options
     double *lam = vec, *ysum = vec + n2, *ybar = vec + 2 * n2, *kbar = vec + 3 * n2;
     memset(grad, 0, (size_t)np * sizeof(double));
     memset(lam, 0, (size_t)n2 * sizeof(double));
-    if (c->terminal) {
+    if (c->terminal && !x.rods) {
+        if ((rc = mr_vjp(&A, pr->t_end, seg, c->terminal, 1.0, NULL, lam, grad, err, errlen))) goto done;
+    } else if (c->terminal) {
         if ((rc = mr_jac(&A, pr->t_end, seg, c->terminal, err, errlen))) goto done;
         if (A.rods) rod_adjoint(&A, pr->t_end, pr->t0, h, A.gzdd, abar);
         for (int cc = 0; cc < 2 * A.d; ++cc) lam[A.col[cc]] = A.gx[cc];
         for (int j = 0; j < np; ++j) grad[j] += A.gp[j];
+    }
+    if (c->terminal) {
         /* psi's terminal value, as the DDM adds it. */
         x.ns = 0;
         if ((rc = mr_eval(&x, pr->t_end, seg, NULL, err, errlen))) goto done;
@@ -797,9 +834,14 @@ int mb_sens_avm_mr(sens_ctx *c, const mb_sens_problem *pr, const mb_sens_options
                         memset(aq, 0, (size_t)n * sizeof(double));
                     }
                 }
-                if ((rc = mr_jac(&A, tq + (i == 0 ? 0 : i == 3 ? h : 0.5 * h), Ys + (size_t)i * n2, c->integrand, err,
-                                 errlen)))
-                    goto done;
+                double ts = tq + (i == 0 ? 0 : i == 3 ? h : 0.5 * h);
+                if (!x.rods) {
+                    if ((rc = mr_vjp(&A, ts, Ys + (size_t)i * n2, c->integrand, h * b[i], kbar, ybar, grad, err, errlen)))
+                        goto done;
+                    for (int cc = 0; cc < 2 * A.d; ++cc) ysum[A.col[cc]] += ybar[A.col[cc]];
+                    continue;
+                }
+                if ((rc = mr_jac(&A, ts, Ys + (size_t)i * n2, c->integrand, err, errlen))) goto done;
                 memset(ybar, 0, (size_t)n2 * sizeof(double));
                 for (int cc = 0; cc < 2 * A.d; ++cc) {
                     double v = h * b[i] * A.gx[cc];
@@ -854,6 +896,8 @@ done:
     free(A.Dz);
     free(A.eye);
     free(A.gzdd);
+    free(A.l);
+    free(A.gu);
     mr_free(&x);
     return rc;
 }
