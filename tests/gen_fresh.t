@@ -11,7 +11,7 @@ for path in list:gmatch("[^\n]+") do
     local dir = "build/tmp/fresh" .. pass
     local ok, out = H.sh(string.format("cd %s && lua5.4 generator/mbgen generate %s -o %s", H.root, path, dir))
     if not tap.ok(ok, string.format("models/%s.lua generates (pass %d)", name, pass)) then tap.diag(out) end
-    for _, ext in ipairs { ".c", ".h", ".md" } do
+    for _, ext in ipairs { ".c", ".h", ".md", ".key" } do
       local fresh, committed = H.read(H.root .. dir .. "/" .. name .. ext), H.read(H.root .. "generated/" .. name .. ext)
       tap.ok(fresh ~= nil and fresh == committed,
         string.format("generated/%s%s equals a fresh regeneration (pass %d)", name, ext, pass))

@@ -15,6 +15,7 @@ local function read(path)
   f:close()
   return s
 end
+B.read = read
 
 -- A suffix no other process uses at the same time (os.tmpname reserves a name), so that two runs of one
 -- model (tests under `prove -j`) never read each other's half-written files: everything is written or
