@@ -65,6 +65,8 @@ typedef struct {
     double safety;          /* 0.9: aim below the tolerance so the next step is accepted */
     double fac_min, fac_max;/* 0.2, 10: bounds of the step-size change per step */
     long max_steps;         /* per mb_dopri5_advance call; <= 0: no limit */
+    int stop_at_out;        /* 1: no step passes t_out (the last one ends on it), so y(t_out) is a step's result, not
+                               the continuous extension's (what a discrete adjoint differentiates); 0 (default) */
 } mb_dopri5_opts;
 void mb_dopri5_opts_default(mb_dopri5_opts *o);
 typedef struct mb_dopri5 mb_dopri5;
@@ -82,6 +84,10 @@ double mb_dopri5_time(const mb_dopri5 *dp);   /* internal time (end of the last 
 /* The component with the largest scaled error estimate in the last attempted step (for messages). */
 int mb_dopri5_worst(const mb_dopri5 *dp);
 double mb_dopri5_step(const mb_dopri5 *dp);   /* the step size the next step will try */
+/* Called at every accepted step with its start t, its size h and the state y (n) it started from: what a discrete
+ * adjoint replays. */
+typedef void mb_step_hook(void *ctx, double t, double h, const double *y);
+void mb_dopri5_set_step_hook(mb_dopri5 *dp, mb_step_hook *hook, void *ctx);
 
 /* ---- implicit trapezoidal rule = Newmark beta 1/4, gamma 1/2 (integrate_trapezoidal.c) ---- */
 typedef struct mb_trap mb_trap;

@@ -31,7 +31,14 @@ struct mb_dopri5 {
     int worst;              /* component with the largest scaled error in the last attempt */
     double *y, *k1, *k2, *k3, *k4, *k5, *k6, *k7, *ys, *yn;
     double *rc;             /* 5n: coefficients of the dense-output polynomial */
+    mb_step_hook *hook;     /* told every accepted step (mb_dopri5_set_step_hook) */
+    void *hook_ctx;
 };
+
+void mb_dopri5_set_step_hook(mb_dopri5 *dp, mb_step_hook *hook, void *ctx) {
+    dp->hook = hook;
+    dp->hook_ctx = ctx;
+}
 
 void mb_dopri5_opts_default(mb_dopri5_opts *o) {
     o->rtol = 1e-6;
@@ -43,6 +50,7 @@ void mb_dopri5_opts_default(mb_dopri5_opts *o) {
     o->fac_min = 0.2;
     o->fac_max = 10;
     o->max_steps = 100000;
+    o->stop_at_out = 0;
 }
 
 void mb_dopri5_free(mb_dopri5 *dp) {
@@ -188,6 +196,7 @@ static int attempt(mb_dopri5 *dp, mb_ode_fn *f, void *ctx, double h, double *eno
 /* Accepts the attempt: dense-output coefficients first (they need the old y), then FSAL. */
 static void accept(mb_dopri5 *dp, double h) {
     int n = dp->n;
+    if (dp->hook) dp->hook(dp->hook_ctx, dp->t, h, dp->y);
     double *r1 = dp->rc, *r2 = r1 + n, *r3 = r2 + n, *r4 = r3 + n, *r5 = r4 + n;
     for (int i = 0; i < n; ++i) {
         double ydiff = dp->yn[i] - dp->y[i], bspl = h * dp->k1[i] - ydiff;
@@ -237,6 +246,10 @@ int mb_dopri5_advance(mb_dopri5 *dp, mb_ode_fn *f, void *ctx, double t_out, doub
         /* Below 16 ulps of the times involved the step no longer moves t
          * reliably (t_out too, so that a start at t = 0 has a limit). */
         double h_lim = fmax(o->h_min, 16 * DBL_EPSILON * fmax(fabs(dp->t), fabs(t_out)));
+        if (o->stop_at_out) {
+            if (t_out - dp->t <= 16 * DBL_EPSILON * fmax(fabs(dp->t), fabs(t_out))) break;   /* there, to t's rounding */
+            if (dp->t + h > t_out) h = t_out - dp->t;
+        }
         if (!(h >= h_lim))
             return mb_fail(err, errlen, MB_ERR_STEP_UNDERFLOW,
                            "dopri5: step size %.3g at t = %.10g fell below its limit %.3g (singular or too stiff "
@@ -260,7 +273,7 @@ int mb_dopri5_advance(mb_dopri5 *dp, mb_ode_fn *f, void *ctx, double t_out, doub
             dp->h = h * fmin(fac, 1.0);
         }
     }
-    if (t_out == dp->t) memcpy(y_out, dp->y, (size_t)dp->n * sizeof(double));
+    if (t_out == dp->t || o->stop_at_out) memcpy(y_out, dp->y, (size_t)dp->n * sizeof(double));
     else dense(dp, t_out, y_out);
     return MB_OK;
 }

@@ -75,10 +75,6 @@ int mb_sens_run(const mb_sens_problem *pr, const mb_sens_options *o, double *psi
         return mb_fail(err, errlen, MB_ERR_ARG, "sens: objective index %d outside 0..%d", pr->objective, m->nobj - 1);
     if (m->np < 1) return mb_fail(err, errlen, MB_ERR_MODEL, "sens: model %s has no design parameters", name);
     if (m->nc > 0) {
-        if (o->method == MB_SENS_AVM && o->integrator == MB_INTEGRATOR_DOPRI5)
-            return mb_fail(err, errlen, MB_ERR_ARG,
-                           "sens: model %s has closed loops (Matrix R): the AVM runs on rk4 or the trapezoidal rule "
-                           "(got dopri5)", name);
         if (!m->constraints || !m->constraints_dz || !m->constraints_dp || !m->constraint_bias ||
             !m->constraint_bias_dz || !m->constraint_bias_dzd || !m->constraint_bias_dp || !m->constraints_dz_tw_dz ||
             !m->constraint_vel_dz || !m->constraint_vel_dp || !m->constraint_acc_dz || !m->constraint_acc_dp ||

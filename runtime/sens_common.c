@@ -245,8 +245,8 @@ int sens_trap_step(sens_ctx *c, double t1, double h, const double *z0, const dou
                    c->newton_max_iter, t1);
 }
 
-int sens_integrate(const mb_sens_options *o, mb_ode_fn *f, void *ctx, mb_stage_hook *hook, double t0, double t_end,
-                   double *y, int ny, mb_stats *ist, char *err, size_t errlen) {
+int sens_integrate(const mb_sens_options *o, mb_ode_fn *f, void *ctx, mb_stage_hook *hook, mb_step_hook *steps,
+                   double t0, double t_end, double *y, int ny, mb_stats *ist, char *err, size_t errlen) {
     int rc;
     double t = t0;
     if (o->integrator == MB_INTEGRATOR_RK4) {
@@ -263,8 +263,10 @@ int sens_integrate(const mb_sens_options *o, mb_ode_fn *f, void *ctx, mb_stage_h
     dop.atol = o->atol;
     dop.h0 = o->step > 0 ? o->step : 0;
     dop.max_steps = o->max_steps;
+    dop.stop_at_out = 1;   /* psi and the gradient at t_end from a step, as the adjoints replay it */
     mb_dopri5 *dp = mb_dopri5_create(ny, &dop, err, errlen);
     if (!dp) return MB_ERR_ALLOC;
+    if (steps) mb_dopri5_set_step_hook(dp, steps, ctx);
     if (!(rc = mb_dopri5_reset(dp, f, ctx, t, y, ist, err, errlen))) rc = mb_dopri5_advance(dp, f, ctx, t_end, y, ist, err, errlen);
     mb_dopri5_free(dp);
     return rc;

@@ -49,9 +49,10 @@ int sens_jacobians(sens_ctx *c, double t, const double *z, const double *zd, con
                    size_t errlen);
 /* zdd at (t, z, zd) from r(zdd) = M zdd - Q, linear in zdd: zdd = -M^-1 r(0). */
 /* y (ny values) from t0 to t_end with o's rk4 or dopri5 (the integrator objects live inside this call); rk4 tells
- * hook (when not NULL) each stage, as mb_rk4_set_stage_hook does. */
-int sens_integrate(const mb_sens_options *o, mb_ode_fn *f, void *ctx, mb_stage_hook *hook, double t0, double t_end,
-                   double *y, int ny, mb_stats *ist, char *err, size_t errlen);
+ * hook (when not NULL) each stage, as mb_rk4_set_stage_hook does, and dopri5 tells steps (when not NULL) every accepted
+ * step, as mb_dopri5_set_step_hook does. */
+int sens_integrate(const mb_sens_options *o, mb_ode_fn *f, void *ctx, mb_stage_hook *hook, mb_step_hook *steps,
+                   double t0, double t_end, double *y, int ny, mb_stats *ist, char *err, size_t errlen);
 int sens_accel(sens_ctx *c, double t, const double *z, const double *zd, double *zdd, char *err, size_t errlen);
 /* One trapezoidal (Newmark 1/4, 1/2) step of size h to t1 from (z0, zd0, zdd0) by Newton on zdd1. */
 int sens_trap_step(sens_ctx *c, double t1, double h, const double *z0, const double *zd0, const double *zdd0,

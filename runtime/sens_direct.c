@@ -98,7 +98,7 @@ static int ddm_explicit(sens_ctx *c, const mb_sens_problem *pr, const mb_sens_op
     if (pr->z0_p) memcpy(y + 2 * n, pr->z0_p, nS * sizeof(double));
     if (pr->zd0_p) memcpy(y + 2 * n + nS, pr->zd0_p, nS * sizeof(double));
     double t = pr->t0;
-    rc = sens_integrate(o, aug_rhs, &x, NULL, t, pr->t_end, y, (int)ny, &ist, err, errlen);
+    rc = sens_integrate(o, aug_rhs, &x, NULL, NULL, t, pr->t_end, y, (int)ny, &ist, err, errlen);
     if (rc) goto done;
     /* Terminal term at t_end, with zdd and Sdd from the state reached. */
     const double *S = y + 2 * n, *Sd = S + nS;

@@ -36,6 +36,7 @@ typedef struct {
      * NULL) the directions of the extrapolated accelerations it asks for. */
     int adjoint;
     const double *adj_dzhat;
+    struct dp_record *steps;              /* the dopri5 adjoint's forward run: its accepted steps (or NULL) */
 } mr_ctx;
 
 static void mr_free(mr_ctx *x) {
@@ -360,7 +361,7 @@ int mb_sens_ddm_mr(sens_ctx *c, const mb_sens_problem *pr, const mb_sens_options
     /* As mb_sim: the coordinates given a velocity are preferred as independent. */
     mb_kin_prefer(mb_mr_kin(x.mr), zd0);
     double t = pr->t0;
-    rc = sens_integrate(o, mr_rhs, &x, x.rods ? mr_stage : NULL, t, pr->t_end, y, (int)ny, &ist, err, errlen);
+    rc = sens_integrate(o, mr_rhs, &x, x.rods ? mr_stage : NULL, NULL, t, pr->t_end, y, (int)ny, &ist, err, errlen);
     if (rc) goto done;
     *psi = y[2 * n + 2 * nS];
     memcpy(grad, y + 2 * n + 2 * nS + 1, (size_t)ns * sizeof(double));
@@ -686,9 +687,168 @@ static int mr_step(mr_ctx *x, double t, double h, const double *y, double *ynew,
     return MB_OK;
 }
 
+/* ---- AVM for closed loops on dopri5: the discrete adjoint of the accepted steps ----
+ * The forward run integrates [z; zd; psi] with the error control and keeps every accepted step (its start, size and
+ * state); the backward sweep replays each step's six stages with that size (the step sizes held, as a discrete
+ * adjoint of an adaptive scheme does) and runs the stage adjoints of the explicit Runge-Kutta step:
+ *   kbar_i = h b_i lambda + h sum_{l > i} a_li Ybar_l,  Ybar_i = J_i' kbar_i + h b_i g_x(Y_i),
+ *   grad += Jp_i' kbar_i + h b_i g_p(Y_i),              lambda <- lambda + sum_i Ybar_i
+ * with one pass of the tangent model's transpose per stage (mr_vjp). The seventh stage only estimates the error and
+ * starts the next step (first same as last), so the map from one accepted state to the next has six. Every step is
+ * stored (2n + 1 doubles a step; dopri5 takes few), and a re-choice of the independent coordinates stops the run. */
+struct dp_record {
+    long count, cap;
+    int ny;
+    double *t, *h, *y;                    /* count each; y: count x ny */
+    int failed;
+};
+
+static void dp_record_step(void *ctx, double t, double h, const double *y) {
+    struct dp_record *r = ((mr_ctx *)ctx)->steps;
+    if (r->failed) return;
+    if (r->count == r->cap) {
+        long cap = r->cap ? 2 * r->cap : 256;
+        double *nt = realloc(r->t, (size_t)cap * sizeof(double)), *nh = nt ? realloc(r->h, (size_t)cap * sizeof(double)) : NULL;
+        if (nt) r->t = nt;
+        if (nh) r->h = nh;
+        double *ny = nh ? realloc(r->y, (size_t)cap * r->ny * sizeof(double)) : NULL;
+        if (!ny) {
+            r->failed = 1;
+            return;
+        }
+        r->y = ny;
+        r->cap = cap;
+    }
+    r->t[r->count] = t;
+    r->h[r->count] = h;
+    memcpy(r->y + (size_t)r->count * r->ny, y, (size_t)r->ny * sizeof(double));
+    r->count++;
+}
+
+/* Dormand and Prince's tableau, as integrate_dopri5.c steps with it: a (lower triangle, row i for stage i + 1), b, c. */
+static const double DP_A[6][5] = {
+    {0},
+    {1.0 / 5},
+    {3.0 / 40, 9.0 / 40},
+    {44.0 / 45, -56.0 / 15, 32.0 / 9},
+    {19372.0 / 6561, -25360.0 / 2187, 64448.0 / 6561, -212.0 / 729},
+    {9017.0 / 3168, -355.0 / 33, 46732.0 / 5247, 49.0 / 176, -5103.0 / 18656},
+};
+static const double DP_B[6] = {35.0 / 384, 0, 500.0 / 1113, 125.0 / 192, -2187.0 / 6784, 11.0 / 84};
+static const double DP_C[6] = {0, 1.0 / 5, 3.0 / 10, 4.0 / 5, 8.0 / 9, 1};
+
+static int avm_dopri5_mr(sens_ctx *c, const mb_sens_problem *pr, const mb_sens_options *o, const double *z0,
+                         const double *zd0, double *psi, double *grad, mb_sens_stats *st, char *err, size_t errlen) {
+    int n = c->n, n2 = 2 * n, ny = n2 + 1, np = c->m->np, rc;
+    if (o->allow_reselection)
+        return mb_fail(err, errlen, MB_ERR_ARG, "sens: the closed-loop AVM on dopri5 does not cross a re-choice of the "
+                       "independent coordinates (--allow-reselection): take rk4 or the trapezoidal rule");
+    mr_ctx x;
+    struct dp_record rec = {0, 0, ny, NULL, NULL, NULL, 0};
+    mr_adj A = {&x, n, np, 0, NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL};
+    double *y = calloc((size_t)ny, sizeof(double)), *Y = calloc(6 * (size_t)ny, sizeof(double));
+    double *K = calloc(6 * (size_t)ny, sizeof(double)), *Yb = calloc(6 * (size_t)n2, sizeof(double));
+    double *lam = calloc((size_t)n2, sizeof(double)), *kbar = calloc((size_t)n2, sizeof(double));
+    mb_stats ist = {0};
+    A.col = calloc((size_t)n2, sizeof(int));
+    A.gp = calloc((size_t)(np > 0 ? np : 1), sizeof(double));
+    A.l = calloc(3 * (size_t)n, sizeof(double));
+    A.gu = calloc((size_t)n2, sizeof(double));
+    if ((rc = mr_init(&x, c, o, 1, err, errlen))) goto done;
+    if (!y || !Y || !K || !Yb || !lam || !kbar || !A.col || !A.gp || !A.l || !A.gu) {
+        rc = mb_fail(err, errlen, MB_ERR_ALLOC, "sens: out of memory (closed-loop adjoint)");
+        goto done;
+    }
+    if (x.rods) {
+        rc = mb_fail(err, errlen, MB_ERR_ARG, "sens: rod modes need rk4");
+        goto done;
+    }
+    x.adjoint = 1;
+    x.ns = 0;
+    x.steps = &rec;
+    mb_kin *kin = mb_mr_kin(x.mr);
+    mb_kin_prefer(kin, zd0);
+    memcpy(y, z0, (size_t)n * sizeof(double));
+    memcpy(y + n, zd0, (size_t)n * sizeof(double));
+    /* Forward: [z; zd; psi] under the error control, every accepted step kept. */
+    if ((rc = sens_integrate(o, mr_rhs, &x, NULL, dp_record_step, pr->t0, pr->t_end, y, ny, &ist, err, errlen)))
+        goto done;
+    if (rec.failed) {
+        rc = mb_fail(err, errlen, MB_ERR_ALLOC, "sens: out of memory (the adjoint keeps %ld steps of %d values)",
+                     rec.count, ny);
+        goto done;
+    }
+    *psi = y[n2];
+    st->steps = rec.count;
+    st->stored_states = rec.count;
+    memset(grad, 0, (size_t)np * sizeof(double));
+    if (c->terminal) {
+        if ((rc = mr_vjp(&A, pr->t_end, y, c->terminal, 1.0, NULL, lam, grad, err, errlen))) goto done;
+        x.ns = 0;
+        if ((rc = mr_eval(&x, pr->t_end, y, NULL, err, errlen)) ||
+            (rc = mr_objective(&x, c->terminal, pr->t_end, 1.0, psi, NULL, err, errlen)))
+            goto done;
+    }
+    /* Backward over the accepted steps: the stages again from the step's start, then their adjoints. */
+    for (long k = rec.count - 1; k >= 0; --k) {
+        double t = rec.t[k], h = rec.h[k];
+        const double *yk = rec.y + (size_t)k * ny;
+        for (int i = 0; i < 6; ++i) {
+            double *Yi = Y + (size_t)i * ny;
+            for (int r = 0; r < ny; ++r) {
+                double s = 0;
+                for (int j = 0; j < i; ++j) s += DP_A[i][j] * K[r + (size_t)j * ny];
+                Yi[r] = yk[r] + h * s;
+            }
+            x.ns = 0;
+            if ((rc = mr_eval(&x, t + DP_C[i] * h, Yi, K + (size_t)i * ny, err, errlen))) goto done;
+        }
+        for (int i = 5; i >= 0; --i) {
+            for (int r = 0; r < n2; ++r) {
+                double s = DP_B[i] * lam[r];
+                for (int l = i + 1; l < 6; ++l) s += DP_A[l][i] * Yb[r + (size_t)l * n2];
+                kbar[r] = h * s;
+            }
+            if ((rc = mr_vjp(&A, t + DP_C[i] * h, Y + (size_t)i * ny, c->integrand, h * DP_B[i], kbar,
+                             Yb + (size_t)i * n2, grad, err, errlen)))
+                goto done;
+        }
+        for (int i = 0; i < 6; ++i)
+            for (int r = 0; r < n2; ++r) lam[r] += Yb[r + (size_t)i * n2];
+    }
+    /* t0 boundary term (lambda is zero outside the independent entries of the first point). */
+    for (int j = 0; j < np; ++j) {
+        double v = 0;
+        for (int r = 0; r < n; ++r) {
+            if (pr->z0_p) v += lam[r] * pr->z0_p[r + (size_t)j * n];
+            if (pr->zd0_p) v += lam[n + r] * pr->zd0_p[r + (size_t)j * n];
+        }
+        grad[j] += v;
+    }
+done:
+    st->rhs_evals = x.evals;
+    st->reselections = x.reselections;
+    free(rec.t);
+    free(rec.h);
+    free(rec.y);
+    free(y);
+    free(Y);
+    free(K);
+    free(Yb);
+    free(lam);
+    free(kbar);
+    free(A.col);
+    free(A.gp);
+    free(A.l);
+    free(A.gu);
+    mr_free(&x);
+    return rc;
+}
+
 int mb_sens_avm_mr(sens_ctx *c, const mb_sens_problem *pr, const mb_sens_options *o, const double *z0,
                    const double *zd0, double *psi, double *grad, mb_sens_stats *st, char *err, size_t errlen) {
     if (o->integrator == MB_INTEGRATOR_TRAPEZOIDAL) return avm_trapezoidal_mr(c, pr, o, z0, zd0, psi, grad, st, err, errlen);
+    if (o->integrator == MB_INTEGRATOR_DOPRI5) return avm_dopri5_mr(c, pr, o, z0, zd0, psi, grad, st, err, errlen);
     const mb_model *m = c->m;
     int n = c->n, n2 = 2 * n, np = m->np, rc;
     int cap = np > n2 ? np : n2;
