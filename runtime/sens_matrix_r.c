@@ -547,6 +547,19 @@ typedef struct {
     double *l, *gu;             /* mr_vjp: (lS, lSd, lSdd) (3n) and G_u' l (2n) */
 } mr_adj;
 
+/* The t0 boundary term of the explicit schemes' adjoints: grad += lambda' [z0_p; zd0_p] (lambda, 2n, is zero outside
+ * the independent entries of the first point). */
+static void boundary_term(const mb_sens_problem *pr, const double *lam, int n, int np, double *grad) {
+    for (int j = 0; j < np; ++j) {
+        double v = 0;
+        for (int r = 0; r < n; ++r) {
+            if (pr->z0_p) v += lam[r] * pr->z0_p[r + (size_t)j * n];
+            if (pr->zd0_p) v += lam[n + r] * pr->zd0_p[r + (size_t)j * n];
+        }
+        grad[j] += v;
+    }
+}
+
 /* Without rods: at the stage point (t, Y), ybar (2n) = J' kbar + w g_x(Y) on the independent entries (zero elsewhere)
  * and grad += Jp' kbar + w g_p(Y), for the objective function g (NULL: none) and kbar (2n, NULL: zero), by the
  * tangent model's transpose along l = (w g_z, kbar_zd + w g_zd, kbar_zdd + w g_zdd): f = [zd; zdd] moves with
@@ -816,15 +829,7 @@ static int avm_dopri5_mr(sens_ctx *c, const mb_sens_problem *pr, const mb_sens_o
         for (int i = 0; i < 6; ++i)
             for (int r = 0; r < n2; ++r) lam[r] += Yb[r + (size_t)i * n2];
     }
-    /* t0 boundary term (lambda is zero outside the independent entries of the first point). */
-    for (int j = 0; j < np; ++j) {
-        double v = 0;
-        for (int r = 0; r < n; ++r) {
-            if (pr->z0_p) v += lam[r] * pr->z0_p[r + (size_t)j * n];
-            if (pr->zd0_p) v += lam[n + r] * pr->zd0_p[r + (size_t)j * n];
-        }
-        grad[j] += v;
-    }
+    boundary_term(pr, lam, n, np, grad);
 done:
     st->rhs_evals = x.evals;
     st->reselections = x.reselections;
@@ -1023,15 +1028,7 @@ int mb_sens_avm_mr(sens_ctx *c, const mb_sens_problem *pr, const mb_sens_options
             for (int r = 0; r < n2; ++r) lam[r] += ysum[r];
         }
     }
-    /* t0 boundary term (lambda is zero outside the independent entries of the first point). */
-    for (int j = 0; j < np; ++j) {
-        double v = 0;
-        for (int r = 0; r < n; ++r) {
-            if (pr->z0_p) v += lam[r] * pr->z0_p[r + (size_t)j * n];
-            if (pr->zd0_p) v += lam[n + r] * pr->zd0_p[r + (size_t)j * n];
-        }
-        grad[j] += v;
-    }
+    boundary_term(pr, lam, n, np, grad);
 done:
     st->rhs_evals = x.evals;
     free(ck);

@@ -102,15 +102,7 @@ do
 end
 
 -- Sensitivities over the whole 5 s: no re-choice, so the gradient exists, and every method and rule agree.
-local function worst(a, b, pa, pb, names)
-  local w, at, scale = 0, nil, 0
-  for _, n in ipairs(names) do scale = math.max(scale, math.abs(b[pb .. n])) end
-  for _, n in ipairs(names) do
-    local e = math.abs(a[pa .. n] - b[pb .. n]) / scale
-    if not (e <= w) then w, at = e, n end
-  end
-  return w, at
-end
+local worst = H.grad_worst
 local P = { "LA1", "Ls1", "Ls2", "mA1", "xGA1" }
 for _, obj in ipairs { "psi1", "psi2", "psi3" } do
   local base = "models/fivebar_point.lua --cflags -O1 --objective " .. obj

@@ -16,16 +16,8 @@ local function sens(args)
   return ok, out, kv, names
 end
 
--- Relative to the largest gradient component, as in sens_tree.t.
-local function worst(a, b, pa, pb, names)
-  local w, at, scale = 0, nil, 0
-  for _, n in ipairs(names) do scale = math.max(scale, math.abs(b[pb .. n])) end
-  for _, n in ipairs(names) do
-    local e = math.abs(a[pa .. n] - b[pb .. n]) / scale
-    if not (e <= w) then w, at = e, n end
-  end
-  return w, at
-end
+-- Relative to the largest gradient component.
+local worst = H.grad_worst
 
 -- fivebar: 0.1 s, before the first change of independent coordinates (the run re-selects them later,
 -- which makes the discrete trajectory non-smooth in p, and finite differences meaningless).

@@ -14,15 +14,7 @@ for i = 1, 8 do names[#names + 1] = string.format("m%02d", i) end
 
 -- Errors relative to the largest gradient component (as mbgen check does with matrix max-norms): a
 -- component a hundred times smaller than the others carries the same absolute noise.
-local function worst(a, b, prefix_a, prefix_b)
-  local w, at, scale = 0, nil, 0
-  for _, n in ipairs(names) do scale = math.max(scale, math.abs(b[prefix_b .. n])) end
-  for _, n in ipairs(names) do
-    local e = math.abs(a[prefix_a .. n] - b[prefix_b .. n]) / scale
-    if not (e <= w) then w, at = e, n end
-  end
-  return w, at
-end
+local function worst(a, b, prefix_a, prefix_b) return H.grad_worst(a, b, prefix_a, prefix_b, names) end
 
 -- The chain's gradients are O(0.1 .. 1): 1e-6 relative is the issue's acceptance bound.
 local ok, out, rk = sens(base .. " --fd 1e-5")

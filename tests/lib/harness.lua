@@ -129,6 +129,19 @@ function H.sens(args)
   return ok, out, kv
 end
 
+-- The largest difference of a[pa .. NAME] and b[pb .. NAME] over names, relative to the largest |b[pb .. NAME]|,
+-- and the name where it is: a gradient component a hundred times smaller than the others carries the same
+-- absolute noise.
+function H.grad_worst(a, b, pa, pb, names)
+  local w, at, scale = 0, nil, 0
+  for _, n in ipairs(names) do scale = math.max(scale, math.abs(b[pb .. n])) end
+  for _, n in ipairs(names) do
+    local e = math.abs(a[pa .. n] - b[pb .. n]) / scale
+    if not (e <= w) then w, at = e, n end
+  end
+  return w, at
+end
+
 -- Rank of the rows x cols table A (destroyed) by Gaussian elimination with full pivoting; pivots below
 -- tol * the largest entry count as zero.
 function H.rank(A, rows, cols, tol)
