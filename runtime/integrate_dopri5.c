@@ -247,7 +247,8 @@ int mb_dopri5_advance(mb_dopri5 *dp, mb_ode_fn *f, void *ctx, double t_out, doub
          * reliably (t_out too, so that a start at t = 0 has a limit). */
         double h_lim = fmax(o->h_min, 16 * DBL_EPSILON * fmax(fabs(dp->t), fabs(t_out)));
         if (o->stop_at_out) {
-            if (t_out - dp->t <= 16 * DBL_EPSILON * fmax(fabs(dp->t), fabs(t_out))) break;   /* there, to t's rounding */
+            /* There already, to the rounding of t. */
+            if (t_out - dp->t <= 16 * DBL_EPSILON * fmax(fabs(dp->t), fabs(t_out))) break;
             if (dp->t + h > t_out) h = t_out - dp->t;
         }
         if (!(h >= h_lim))

@@ -323,7 +323,8 @@ int mb_mrt_directions(mb_mrt *x, mb_mr *mr, double t, const double *z, const dou
 }
 
 /* y (cols) += sign A' v for a rows x cols A stored dense with the structural non-zeros P (NULL: all). */
-static void mul_add_t(const double *A, const mb_pattern *P, int rows, int cols, double sign, const double *v, double *y) {
+static void mul_add_t(const double *A, const mb_pattern *P, int rows, int cols, double sign, const double *v,
+                      double *y) {
     if (P && (P->rows != rows || P->cols != cols)) P = NULL;
     for (int k = 0; k < cols; ++k) {
         const double *Ak = A + (size_t)k * rows;
@@ -440,7 +441,8 @@ int mb_mrt_transpose(mb_mrt *x, mb_mr *mr, double t, const double *z, const doub
     if (gu) independent_part(x, ind, d, gS, lam, gu);
     for (int j = 0; j < np; ++j)
         if (!isfinite(gp[j]))
-            return mb_fail(err, errlen, MB_ERR_NAN, "matrix_r tangent: the transpose along p is not finite at t = %.10g", t);
+            return mb_fail(err, errlen, MB_ERR_NAN,
+                           "matrix_r tangent: the transpose along p is not finite at t = %.10g", t);
     for (int q = 0; gu && q < 2 * d; ++q)
         if (!isfinite(gu[q]))
             return mb_fail(err, errlen, MB_ERR_NAN, "matrix_r tangent: the transpose is not finite at t = %.10g", t);

@@ -240,8 +240,8 @@ static int ddm_trapezoidal_mr(mr_ctx *x, const mb_sens_problem *pr, const mb_sen
     if (rec) record_state(x, rec, 0);
     int d = mb_mrs_dof(rs);
     if (rec && !(rec->T = malloc(((size_t)N + 1) * d * d * sizeof(double) + 1))) {
-        rc = mb_fail(err, errlen, MB_ERR_ALLOC, "sens: out of memory (the adjoint keeps %ld matrices of %d x %d)", N + 1,
-                     d, d);
+        rc = mb_fail(err, errlen, MB_ERR_ALLOC, "sens: out of memory (the adjoint keeps %ld matrices of %d x %d)",
+                     N + 1, d, d);
         goto done;
     }
     if (rec) rec->dT = d;
@@ -452,8 +452,8 @@ static int avm_trapezoidal_mr(sens_ctx *c, const mb_sens_problem *pr, const mb_s
             Su[ind[q] + (size_t)q * n] = 1;
             Sdu[ind[q] + (size_t)(d + q) * n] = 1;
         }
-        if ((rc = mb_mrt_directions(x.tan, x.mr, t, x.z, x.zd, x.zdd, c->u, c->p, na, transpose ? -1 : d2, Su, Sdu, Sddu,
-                                    err, errlen)))
+        if ((rc = mb_mrt_directions(x.tan, x.mr, t, x.z, x.zd, x.zdd, c->u, c->p, na, transpose ? -1 : d2, Su, Sdu,
+                                    Sddu, err, errlen)))
             goto done;
         if (transpose) {
             if ((rc = mb_mrt_transpose(x.tan, x.mr, t, x.z, x.zd, x.zdd, c->u, c->p, la_, lb, lc, v, k == 0 ? gp : NULL,
@@ -479,7 +479,8 @@ static int avm_trapezoidal_mr(sens_ctx *c, const mb_sens_problem *pr, const mb_s
             st->factorizations++;
             for (int q = 0; q < d; ++q) lc[ind[q]] += mu[q];
             if (transpose) {
-                if ((rc = mb_mrt_transpose(x.tan, x.mr, t, x.z, x.zd, x.zdd, c->u, c->p, la_, lb, lc, v, gp, err, errlen)))
+                if ((rc = mb_mrt_transpose(x.tan, x.mr, t, x.z, x.zd, x.zdd, c->u, c->p, la_, lb, lc, v, gp, err,
+                                           errlen)))
                     goto done;
             } else
                 for (int q = 0; q < d2; ++q)
@@ -721,7 +722,8 @@ static void dp_record_step(void *ctx, double t, double h, const double *y) {
     if (r->failed) return;
     if (r->count == r->cap) {
         long cap = r->cap ? 2 * r->cap : 256;
-        double *nt = realloc(r->t, (size_t)cap * sizeof(double)), *nh = nt ? realloc(r->h, (size_t)cap * sizeof(double)) : NULL;
+        double *nt = realloc(r->t, (size_t)cap * sizeof(double));
+        double *nh = nt ? realloc(r->h, (size_t)cap * sizeof(double)) : NULL;
         if (nt) r->t = nt;
         if (nh) r->h = nh;
         double *ny = nh ? realloc(r->y, (size_t)cap * r->ny * sizeof(double)) : NULL;
@@ -738,7 +740,8 @@ static void dp_record_step(void *ctx, double t, double h, const double *y) {
     r->count++;
 }
 
-/* Dormand and Prince's tableau, as integrate_dopri5.c steps with it: a (lower triangle, row i for stage i + 1), b, c. */
+/* Dormand and Prince's tableau, as integrate_dopri5.c steps with it: a (lower triangle, row i for stage i + 1), b,
+ * c. */
 static const double DP_A[6][5] = {
     {0},
     {1.0 / 5},
@@ -1001,7 +1004,8 @@ int mb_sens_avm_mr(sens_ctx *c, const mb_sens_problem *pr, const mb_sens_options
                 }
                 double ts = tq + (i == 0 ? 0 : i == 3 ? h : 0.5 * h);
                 if (!x.rods) {
-                    if ((rc = mr_vjp(&A, ts, Ys + (size_t)i * n2, c->integrand, h * b[i], kbar, ybar, grad, err, errlen)))
+                    if ((rc = mr_vjp(&A, ts, Ys + (size_t)i * n2, c->integrand, h * b[i], kbar, ybar, grad, err,
+                                     errlen)))
                         goto done;
                     for (int cc = 0; cc < 2 * A.d; ++cc) ysum[A.col[cc]] += ybar[A.col[cc]];
                     continue;

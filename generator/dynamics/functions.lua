@@ -32,8 +32,9 @@ end
 -- (true for a matrix slot), solve (true: [M, B] whose solve X = M⁻¹ B is the output) } ... } in slot order,
 -- byname, objectives = { { name, integrand, terminal } } (function names), data = the named numbers the
 -- expressions read (dynamics/data.lua), initial_h = start values of general independent coordinates the model
--- gives none for ({ z = { [k] = q0 }, zd = ... }, dynamics/constraint_functions.lua) }. opts.functions: the functions to keep (default all);
--- opts.lenient: names the model does not have are skipped. Everything the emitter prints is here.
+-- gives none for ({ z = { [k] = q0 }, zd = ... }, dynamics/constraint_functions.lua) }. opts.functions: the
+-- functions to keep (default all); opts.lenient: names the model does not have are skipped. Everything the
+-- emitter prints is here.
 function F.build(tree, opts)
   local built = TF.build(tree)
   local fns, byname = built.functions, {}

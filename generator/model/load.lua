@@ -285,11 +285,13 @@ local function normalize(raw, E, numeric)
     for k, v in pairs(t) do
       if math.type(k) == "integer" then
         if type(v) ~= "string" or k < 1 or k > #t then
-          errors.raise(file, line, "independent", 'expects coordinate names and named functions: independent { "J0", x2 = function(s) ... end }')
+          errors.raise(file, line, "independent",
+            'expects coordinate names and named functions: independent { "J0", x2 = function(s) ... end }')
         end
         names[k] = v
       elseif type(k) ~= "string" or type(v) ~= "function" then
-        errors.raise(file, line, "independent", string.format('entry "%s" must be a function(s) of the positions (got %s)', tostring(k), type(v)))
+        errors.raise(file, line, "independent",
+          string.format('entry "%s" must be a function(s) of the positions (got %s)', tostring(k), type(v)))
       else
         h[#h + 1] = { name = k, fn = v, line = line }
       end

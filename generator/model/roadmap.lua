@@ -103,7 +103,8 @@ function M.render(tree, opts)
     end
     if #general > 0 then
       line()
-      line(string.format("General independent coordinates (%s): functions h(z, rho) of the positions, each a massless " ..
+      line(string.format("General independent coordinates (%s): functions h(z, rho) of the positions, each a " ..
+        "massless " ..
         "coordinate of its own held by the constraint h(z, rho) - q = 0; they start at h of the other coordinates' " ..
         "start values unless `initial` gives them.", table.concat(general, ", ")))
     end

@@ -290,7 +290,9 @@ function M.check(model)
 
   -- General independent coordinates become coordinates of their own (model/topology.lua), named by the model.
   for _, h in ipairs(model.independent and model.independent.h or {}) do
-    local function bad(msg) errors.raise(file, h.line, "independent", string.format('coordinate "%s" %s', h.name, msg)) end
+    local function bad(msg)
+      errors.raise(file, h.line, "independent", string.format('coordinate "%s" %s', h.name, msg))
+    end
     if not h.name:match("^[%a_][%w_]*$") then bad("needs a name that is a C identifier (letters, digits, _)") end
     if coords[h.name] then bad("is already a coordinate of joint \"" .. coords[h.name].name .. "\"") end
     if bodies[h.name] then bad("has the name of a body") end
