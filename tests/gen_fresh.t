@@ -13,8 +13,11 @@ for path in list:gmatch("[^\n]+") do
     if not tap.ok(ok, string.format("models/%s.lua generates (pass %d)", name, pass)) then tap.diag(out) end
     for _, ext in ipairs { ".c", ".h", ".md", ".key" } do
       local fresh, committed = H.read(H.root .. dir .. "/" .. name .. ext), H.read(H.root .. "generated/" .. name .. ext)
-      tap.ok(fresh ~= nil and fresh == committed,
-        string.format("generated/%s%s equals a fresh regeneration (pass %d)", name, ext, pass))
+      if not tap.ok(fresh ~= nil and fresh == committed,
+          string.format("generated/%s%s equals a fresh regeneration (pass %d)", name, ext, pass)) and ext == ".key" then
+        -- The key hashes every file under generator/ (run/build.lua), so an edit there, or a stray file, moves it.
+        tap.diag("the generator changed since generated/ was made (or generator/ holds a stray file): run make generate")
+      end
     end
   end
 end
