@@ -15,8 +15,8 @@ for path in list:gmatch("[^\n]+") do
       local fresh, committed = H.read(H.root .. dir .. "/" .. name .. ext), H.read(H.root .. "generated/" .. name .. ext)
       if not tap.ok(fresh ~= nil and fresh == committed,
           string.format("generated/%s%s equals a fresh regeneration (pass %d)", name, ext, pass)) and ext == ".key" then
-        -- The key hashes every file under generator/ (run/build.lua), so an edit there, or a stray file, moves it.
-        tap.diag("the generator changed since generated/ was made (or generator/ holds a stray file): run make generate")
+        -- The key hashes the generator's code (run/build.lua: generator/**/*.lua and mbgen), so an edit moves it.
+        tap.diag("the generator changed since generated/ was made: run make generate")
       end
     end
   end

@@ -131,7 +131,9 @@ end
 local GENERATOR
 function B.generator_hash(root)
   if not GENERATOR then
-    local files = list_files(root, { "generator" })
+    -- The generator's code: its Lua files and the command (not its README, nor an editor's stray file).
+    local files = list_files(root, { "generator" }, "*.lua")
+    files[#files + 1] = "generator/mbgen"
     files[#files + 1] = "runtime/mb_model.h"
     files[#files + 1] = "runtime/mb_slots.h"
     GENERATOR = hash_files(root, files)
