@@ -25,9 +25,9 @@
  * psi = integral over [t0, t_end] of the objective's integrand + its terminal term at t_end, along
  * the motion of the open-tree formulation M(z) zdd = Q(t, z, zd, u, p) with u held constant;
  * grad = d psi / d p (np), including the dependence of the initial state on p when z0_p, zd0_p are
- * given (the t0 boundary term). Closed loops (m->nc > 0) run on the Matrix R formulation: DDM on rk4,
- * dopri5 or the trapezoidal rule on the independent coordinates (matrix_r_reduced.h), AVM on rk4 or the
- * trapezoidal rule (sens_matrix_r.c).
+ * given (the t0 boundary term). Closed loops (m->nc > 0) run on the Matrix R formulation: DDM and AVM on rk4,
+ * dopri5 or the trapezoidal rule on the independent coordinates (matrix_r_reduced.h, sens_matrix_r.c). Every
+ * dopri5 run ends its last step on t_end.
  *
  * Both methods differentiate the discrete scheme exactly, so their gradients equal the derivative of
  * the computed psi (finite differences of whole simulations) up to roundoff and the Newton tolerance:
@@ -38,9 +38,10 @@
  *   DDM, trapezoidal: per step one Newton-converged dynamics step, then one factorization of the
  *     iteration matrix T = M + h/2 C + h^2/4 K (C = dr/dzd, K = dr/dz of r = M zdd - Q) and one
  *     right-hand side per parameter; psi by the trapezoidal rule on the same grid.
- *   AVM (open trees: trapezoidal; closed loops: rk4 or trapezoidal, see sens_matrix_r.c, whose trapezoidal adjoint
- *     keeps every step's state instead of checkpoints): the forward run, then the adjoint of the discrete scheme backward with
- *     T^T, one solve per step whatever np is. Memory stays bounded by checkpointing: the forward
+ *   AVM (open trees: trapezoidal; closed loops: rk4, dopri5 or trapezoidal, see sens_matrix_r.c, whose trapezoidal
+ *     and dopri5 adjoints keep every step instead of checkpoints, and whose products with the transposed tangent
+ *     cost one pass per stage or step, matrix_r_tangent.h): the forward run, then the adjoint of the discrete
+ *     scheme backward with T^T, one solve per step whatever np is. Memory stays bounded by checkpointing: the forward
  *     run keeps K checkpoints, and each segment between them is recomputed and stored while the
  *     adjoint crosses it (K = options.checkpoints; 0 picks ceil(sqrt(steps)), so storage is
  *     O(sqrt(steps)) states at the price of one extra forward run). */
@@ -70,7 +71,7 @@ typedef struct {
 
 typedef struct {
     mb_sens_method method;
-    mb_integrator integrator; /* DDM: rk4, dopri5 or trapezoidal; AVM: trapezoidal */
+    mb_integrator integrator; /* DDM: rk4, dopri5 or trapezoidal; AVM: trapezoidal (closed loops: any of the three) */
     double step;              /* fixed step (rk4, trapezoidal); dopri5: first step (0 = automatic) */
     double rtol, atol;        /* dopri5 */
     long max_steps;           /* <= 0: no limit */
