@@ -165,7 +165,6 @@ typedef struct {
     int *dof;    /* N + 1 */
     double *T;   /* (N + 1) x d x d: step k's T (k >= 1; d, the degrees of freedom, fixed in a run), allocated by the
                     forward run */
-    int dT;      /* the d of T */
 } trap_record;
 
 /* The consistent state in x and the kinematics' independent coordinates, as step k of rec. */
@@ -244,7 +243,6 @@ static int ddm_trapezoidal_mr(mr_ctx *x, const mb_sens_problem *pr, const mb_sen
                      N + 1, d, d);
         goto done;
     }
-    if (rec) rec->dT = d;
     if (!(tr = mb_trap_create(d > 0 ? d : 1, o->newton_tol, o->newton_max_iter, err, errlen)) ||
         !(la = mb_linalg_create(d > 0 ? d : 1, d > 0 ? d : 1, np > 0 ? np : 1, err, errlen))) {
         rc = MB_ERR_ALLOC;
@@ -388,8 +386,9 @@ done:
  *     lambda_{k-1} = (Abar, h Abar + Bbar, h²/4 Abar + h/2 Bbar) + the objective's weighted partials at k-1,
  * and at k = 0, where (S, Sd, Sdd)_0 = G_u [P S0; P Sd0] + G_p: grad += G_p' lambda + v . [P S0; P Sd0].
  * The forward run is the DDM's with no columns (the same motion: it also builds each step's tangent for Newton) and
- * keeps every step's z, zd and independent set; the backward sweep evaluates the motion and the tangent model there
- * again (the model reuses the motion's factors), along the 2d + np directions. Like rk4's adjoint it is exact but not cheaper than the DDM. */
+ * keeps every step's z, zd, independent set and T; the backward sweep evaluates the motion and the model's matrices
+ * there again (the tangent model reuses the motion's factors) and forms the products with G_u' and G_p' by two
+ * passes of the tangent model's transpose (mb_mrt_transpose), whatever d and np. Rod modes run on rk4 only. */
 static int avm_trapezoidal_mr(sens_ctx *c, const mb_sens_problem *pr, const mb_sens_options *o, const double *z0,
                               const double *zd0, double *psi, double *grad, mb_sens_stats *st, char *err,
                               size_t errlen) {
@@ -398,13 +397,13 @@ static int avm_trapezoidal_mr(sens_ctx *c, const mb_sens_problem *pr, const mb_s
     if (o->max_steps > 0 && N > o->max_steps)
         return mb_fail(err, errlen, MB_ERR_MAX_STEPS, "sens: %ld steps are more than max_steps = %ld", N, o->max_steps);
     double h = (pr->t_end - pr->t0) / N, hh = 0.25 * h * h;
-    size_t nd = 2 * (size_t)n + (size_t)np;   /* the most directions: 2d unit ones and np in p */
     mr_ctx x;
     trap_record rec = {malloc((size_t)(N + 1) * 2 * n * sizeof(double)), malloc((size_t)(N + 1) * n * sizeof(int)),
-                       malloc((size_t)(N + 1) * sizeof(int)), NULL, 0};
-    double *buf = calloc(3 * (size_t)n * nd + 5 * (size_t)n + (size_t)n * n + (size_t)n + (size_t)np, sizeof(double));
+                       malloc((size_t)(N + 1) * sizeof(int)), NULL};
+    double *buf = calloc(5 * (size_t)n + (size_t)n * n + (size_t)n + (size_t)np, sizeof(double));
     mb_linalg *la = mb_linalg_create(n, n, 1, err, errlen);
-    if ((rc = mr_init(&x, c, o, (int)nd, err, errlen))) goto done;
+    /* The forward run's tangent goes along the 2d unit directions. */
+    if ((rc = mr_init(&x, c, o, 2 * n, err, errlen))) goto done;
     if (!rec.x || !rec.ind || !rec.dof || !buf || !la) {
         rc = la ? mb_fail(err, errlen, MB_ERR_ALLOC, "sens: out of memory (the adjoint keeps %ld states of %d "
                           "coordinates)", N + 1, n) : MB_ERR_ALLOC;
@@ -415,8 +414,7 @@ static int avm_trapezoidal_mr(sens_ctx *c, const mb_sens_problem *pr, const mb_s
     *psi = 0;
     if ((rc = ddm_trapezoidal_mr(&x, pr, o, z0, zd0, 0, &rec, psi, NULL, st, err, errlen))) goto done;
     st->stored_states = N + 1;
-    double *Su = buf, *Sdu = Su + (size_t)n * nd, *Sddu = Sdu + (size_t)n * nd;
-    double *la_ = Sddu + (size_t)n * nd, *lb = la_ + n, *lc = lb + n;   /* lambda = (la_, lb, lc) */
+    double *la_ = buf, *lb = la_ + n, *lc = lb + n;   /* lambda = (la_, lb, lc) */
     double *v = lc + n, *Tt = v + 2 * n, *mu = Tt + (size_t)n * n, *gp = mu + n;
     mb_kin *kin = mb_mr_kin(x.mr);
     memset(grad, 0, (size_t)np * sizeof(double));
@@ -424,7 +422,7 @@ static int avm_trapezoidal_mr(sens_ctx *c, const mb_sens_problem *pr, const mb_s
         double t = k == N ? pr->t_end : pr->t0 + k * h;
         const double *r = rec.x + (size_t)k * 2 * n;
         const int *ind = rec.ind + (size_t)k * n;
-        int d = rec.dof[k], d2 = 2 * d;
+        int d = rec.dof[k];
         /* The state again on its own independent coordinates (consistent as recorded), the kinematics factored there
          * for the tangent model. */
         if (mb_kin_set_independent(kin, ind, d)) {
@@ -444,30 +442,12 @@ static int avm_trapezoidal_mr(sens_ctx *c, const mb_sens_problem *pr, const mb_s
                                                      errlen))))
             goto done;
         /* v = G_u' lambda and G_p' lambda~ (lambda~ = lambda at t0): by the tangent model's transpose, one pass each
-         * whatever d and np; a rod mode forms G_u and G_p along the 2d unit directions and p instead. */
-        int transpose = !mb_mr_rod_form(x.mr, NULL), na = transpose ? 0 : d2 + np;
-        memset(Su, 0, (size_t)n * na * sizeof(double));
-        memset(Sdu, 0, (size_t)n * na * sizeof(double));
-        for (int q = 0; q < d && !transpose; ++q) {
-            Su[ind[q] + (size_t)q * n] = 1;
-            Sdu[ind[q] + (size_t)(d + q) * n] = 1;
-        }
-        if ((rc = mb_mrt_directions(x.tan, x.mr, t, x.z, x.zd, x.zdd, c->u, c->p, na, transpose ? -1 : d2, Su, Sdu,
-                                    Sddu, err, errlen)))
+         * whatever d and np, with the model's matrices at the state evaluated once (a call without directions). */
+        if ((rc = mb_mrt_directions(x.tan, x.mr, t, x.z, x.zd, x.zdd, c->u, c->p, 0, -1, NULL, NULL, NULL, err,
+                                    errlen)) ||
+            (rc = mb_mrt_transpose(x.tan, x.mr, t, x.z, x.zd, x.zdd, c->u, c->p, la_, lb, lc, v, k == 0 ? gp : NULL,
+                                   err, errlen)))
             goto done;
-        if (transpose) {
-            if ((rc = mb_mrt_transpose(x.tan, x.mr, t, x.z, x.zd, x.zdd, c->u, c->p, la_, lb, lc, v, k == 0 ? gp : NULL,
-                                       err, errlen)))
-                goto done;
-        } else
-            for (int q = 0; q < d2; ++q) {
-                double s = 0;
-                for (int i = 0; i < n; ++i) {
-                    size_t iq = i + (size_t)q * n;
-                    s += la_[i] * Su[iq] + lb[i] * Sdu[iq] + lc[i] * Sddu[iq];
-                }
-                v[q] = s;
-            }
         if (k > 0) {
             /* mu = T^-T (h²/4 v_1 + h/2 v_2), with the T of the forward run's step k. */
             const double *Tk = rec.T + (size_t)k * d * d;
@@ -478,25 +458,10 @@ static int avm_trapezoidal_mr(sens_ctx *c, const mb_sens_problem *pr, const mb_s
                 goto done;
             st->factorizations++;
             for (int q = 0; q < d; ++q) lc[ind[q]] += mu[q];
-            if (transpose) {
-                if ((rc = mb_mrt_transpose(x.tan, x.mr, t, x.z, x.zd, x.zdd, c->u, c->p, la_, lb, lc, v, gp, err,
-                                           errlen)))
-                    goto done;
-            } else
-                for (int q = 0; q < d2; ++q)
-                    for (int s = 0; s < d; ++s) v[q] += mu[s] * Sddu[ind[s] + (size_t)q * n];
+            if ((rc = mb_mrt_transpose(x.tan, x.mr, t, x.z, x.zd, x.zdd, c->u, c->p, la_, lb, lc, v, gp, err, errlen)))
+                goto done;
         }
-        if (transpose)
-            for (int j = 0; j < np; ++j) grad[j] += gp[j];
-        else
-            for (int j = 0; j < np; ++j) {
-                double s = 0;
-                for (int i = 0; i < n; ++i) {
-                    size_t ij = i + (size_t)(d2 + j) * n;
-                    s += la_[i] * Su[ij] + lb[i] * Sdu[ij] + lc[i] * Sddu[ij];
-                }
-                grad[j] += s;
-            }
+        for (int j = 0; j < np; ++j) grad[j] += gp[j];
         if (k == 0) {
             /* t0: the initial sensitivities' independent rows (zero when the problem gives none). */
             for (int j = 0; j < np; ++j)
@@ -773,10 +738,6 @@ static int avm_dopri5_mr(sens_ctx *c, const mb_sens_problem *pr, const mb_sens_o
     if ((rc = mr_init(&x, c, o, 1, err, errlen))) goto done;
     if (!y || !Y || !K || !Yb || !lam || !kbar || !A.col || !A.gp || !A.l || !A.gu) {
         rc = mb_fail(err, errlen, MB_ERR_ALLOC, "sens: out of memory (closed-loop adjoint)");
-        goto done;
-    }
-    if (x.rods) {
-        rc = mb_fail(err, errlen, MB_ERR_ARG, "sens: rod modes need rk4");
         goto done;
     }
     x.adjoint = 1;
