@@ -157,7 +157,9 @@ end
 -- run set has: its driver says which (the set mbgen run builds for it is checked below).
 local REFUSED = { "tree formulation ignores them", "which the Matrix R tangent needs" }
 for _, m in ipairs { "oscillator", "fourbar_planar", "chain" } do
-  local okb, outb = H.sh(string.format("cd '%s' && lua5.4 generator/mbgen run models/%s.lua --cflags -O0 --t-end 0 --quiet -q", root, m))
+  -- al3 builds the run set on every model (a closed loop's default, Matrix R, builds run_matrix_r: below).
+  local okb, outb = H.sh(string.format("cd '%s' && lua5.4 generator/mbgen run models/%s.lua --cflags -O0 --t-end 0 --quiet -q "
+    .. "--formulation al3", root, m))
   tap.ok(okb, "mbgen run models/" .. m .. ".lua builds with the run set")
   if not okb then tap.diag(outb) end
   local exe = B.folder(root, "run", root .. "/models/" .. m .. ".lua", {}) .. "/mbrun"
@@ -180,6 +182,33 @@ for _, m in ipairs { "oscillator", "fourbar_planar", "chain" } do
   tap.ok(okt, m .. ": mbgen run --formulation matrix_r --integrator trapezoidal builds its set and runs")
   if not okt then tap.diag(outt) end
   for _, b in ipairs(bad) do tap.diag(b) end
+end
+
+-- Matrix R with an explicit integrator builds run_matrix_r: rk4, dopri5, --static and the rod modes run; the formulations
+-- it leaves out are refused by name, with exit status 1.
+do
+  local okb, outb = H.sh(string.format("cd '%s' && lua5.4 generator/mbgen run models/fourbar_planar.lua --cflags -O0 --t-end 0 "
+    .. "--quiet -q", root))
+  tap.ok(okb, "mbgen run of a closed loop builds the run_matrix_r set")
+  if not okb then tap.diag(outb) end
+  local dir = B.folder(root, "run_matrix_r", root .. "/models/fourbar_planar.lua", {})
+  local h = H.read(dir .. "/fourbar_planar.h") or ""
+  tap.ok(h:find("fourbar_planar_constraints_dz_tw_dz", 1, true) and not h:find("fourbar_planar_inverse_dynamics_tangent", 1, true)
+    and not h:find("fourbar_planar_forward_dynamics(", 1, true), "run_matrix_r: the static problem's functions, not the tree tangent or forward dynamics")
+  local bad = {}
+  for _, c in ipairs { "--integrator rk4", "--integrator dopri5", "--static", "--static --integrator dopri5" } do
+    local okr, outr = H.sh(string.format("'%s/mbrun' --t-end 0.05 --quiet %s", dir, c))
+    if not okr then bad[#bad + 1] = c .. ": " .. outr end
+  end
+  tap.is(#bad, 0, "run_matrix_r: Matrix R runs with rk4, dopri5 and --static")
+  for _, b in ipairs(bad) do tap.diag(b) end
+  local msgs = {}
+  for _, c in ipairs { "--formulation al3", "--formulation al3 --integrator trapezoidal" } do
+    local okr, outr, code = H.sh(string.format("'%s/mbrun' --t-end 0.01 --quiet %s", dir, c))
+    if okr or code ~= 1 or not outr:match("mbrun: error.*fourbar_planar") then msgs[#msgs + 1] = c .. " (" .. tostring(code) .. "): " .. outr end
+  end
+  tap.is(#msgs, 0, "run_matrix_r: another formulation is refused by name, exit status 1")
+  for _, s in ipairs(msgs) do tap.diag(s) end
 end
 
 -- A slot the model table leaves NULL is an error message, never a call through NULL.

@@ -23,7 +23,7 @@ local function driver(model, set)
   local ok, out, err = mbgen(string.format("run %s -q --t-end 0.001%s", q(model), set and (" --set " .. set) or ""))
   if not ok then tap.diag(out .. err) end
   local B = require "run.build"
-  return B.folder(H.root:gsub("/$", ""), "run", H.root .. model, set and { [set:match("^(.-)=")] = tonumber(set:match("=(.*)$")) } or {})
+  return B.folder(H.root:gsub("/$", ""), "run_matrix_r", H.root .. model, set and { [set:match("^(.-)=")] = tonumber(set:match("=(.*)$")) } or {})
     .. "/mbrun"
 end
 

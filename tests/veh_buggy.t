@@ -98,7 +98,7 @@ tap.ok(math.abs(z0 - zend - 0.01) < 1e-3, string.format("chassis 1 cm lower at 4
 -- Ride height is stable: 10 kg more on the chassis (mc = 310, a run-time --set) from the nominal static
 -- pose (the model's start): within 1.5 s the chassis settles to the static height --static finds for
 -- mc = 310. The driver built by the run above is called directly, so the model is not generated again.
-local mbrun = "'" .. H.root .. "build/run/models/buggy/mbrun'"
+local mbrun = "'" .. H.root .. "build/run_matrix_r/models/buggy/mbrun'"
 local _, st = H.sh(mbrun .. " --static --set mc=310 --t-end 0.001")
 local zs = tonumber(st:match("chassis_float%.z%s+z =%s+(%S+)"))
 local out0 = tmp .. "/perturbed.csv"
@@ -141,7 +141,7 @@ tap.ok(jerk < 0.05, string.format("lane change: smooth lateral velocity (largest
 -- The dependent block split by its pattern (4 x 4 per rear corner, the front coupled through the rack) gives the
 -- same 2 s of the lane change as one dense block (issue 22's acceptance).
 tap.ok(out:find("in 3 blocks (9 x 9, 4 x 4, 4 x 4)", 1, true), "dependent block split into 9 x 9, 4 x 4, 4 x 4")
-local both, worst = H.dense_kinematics_difference("'" .. H.root .. "build/run/models/buggy-manoeuvre=2/mbrun'",
+local both, worst = H.dense_kinematics_difference("'" .. H.root .. "build/run_matrix_r/models/buggy-manoeuvre=2/mbrun'",
   "--static --t-end 2", tmp)
 tap.ok(both and worst < 1e-8, string.format("lane change to 2 s: blocks and one dense block agree to %.2g (relative)", worst))
 

@@ -28,6 +28,19 @@ for _, name in ipairs { "constraint_vel_dz", "constraint_acc_dz", "constraint_bi
   M.run_matrix_r_trapezoidal[#M.run_matrix_r_trapezoidal + 1] = name
 end
 
+-- `mbgen run` of Matrix R with an explicit integrator (rk4, dopri5), the vehicles' runs: the run set without the
+-- functions only the other formulations call (forward_dynamics for the tree formulation's --forward-dynamics, the
+-- tree tangent and its Jacobian inverse_dynamics_dzd for the implicit rules and al3). The sedan's C is a third
+-- smaller, and a fresh `make run` generates and compiles only this. Its driver refuses another formulation with
+-- the missing function's name; `mbgen run --formulation ...` builds that formulation's set.
+M.run_matrix_r = {}
+do
+  local other = { forward_dynamics = true, inverse_dynamics_dzd = true, inverse_dynamics_tangent = true }
+  for _, name in ipairs(M.run) do
+    if not other[name] then M.run_matrix_r[#M.run_matrix_r + 1] = name end
+  end
+end
+
 -- The compressed forms (`mbgen generate --csc`) the sparse al3 tangent reads (runtime/al3_sparse.c): `mbgen run` of an
 -- al3 or penalty job with --jacobian analytic-sparse, or auto on a model of MB_AL3_SPARSE_MIN_NZ (40) coordinates or
 -- more (runtime/formulation_al3.h), adds them to the run set.
@@ -58,7 +71,7 @@ M.sens = {
 -- `check` has no list (nil: the emitter's default, all functions).
 M.check = nil
 
--- The list for a job ("run", "run_matrix_r_trapezoidal", "sens", "check") on a tree, or nil for all functions. The emitter takes it
+-- The list for a job ("run", "run_matrix_r", "run_matrix_r_trapezoidal", "sens", "check") on a tree, or nil for all functions. The emitter takes it
 -- with lenient = true: a model has only the names that apply to it (no constraints on an open tree).
 function M.for_job(kind, tree)
   local base = M[kind]

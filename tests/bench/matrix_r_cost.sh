@@ -15,7 +15,7 @@ printf '%s\n' buggy sedan coach | xargs -P "$(nproc)" -I{} sh -c \
   '[ ! -f models/{}.lua ] || lua5.4 generator/mbgen run models/{}.lua --t-end 0 > /dev/null'
 # Instructions of one run: total, and those of the generated functions (callgrind_annotate's per-function lines).
 count() {
-  valgrind --tool=callgrind --callgrind-out-file="$tmp/cg" "build/run/models/$1/mbrun" --static --t-end "$2" \
+  valgrind --tool=callgrind --callgrind-out-file="$tmp/cg" "build/run_matrix_r/models/$1/mbrun" --static --t-end "$2" \
     --formulation matrix_r --integrator rk4 --step 1e-3 >"$tmp/run" 2>&1
   local evals total gen
   evals=$(sed -n 's/^steps [0-9]*, function evaluations \([0-9]*\).*/\1/p' "$tmp/run")

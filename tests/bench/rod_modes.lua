@@ -10,7 +10,7 @@ local BD = require "bench_data"
 
 local ok, out = H.sh("cd '" .. root .. "' && lua5.4 generator/mbgen run models/sedan.lua -q --t-end 0")
 if not ok then io.stderr:write(out); os.exit(1) end
-local exe = root .. "build/run/models/sedan/mbrun"
+local exe = root .. "build/run_matrix_r/models/sedan/mbrun"
 local have_cg = H.sh("command -v valgrind >/dev/null")
 local tmp = root .. "build/bench/rod_modes"
 H.mkdir(tmp)

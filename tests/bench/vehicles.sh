@@ -11,10 +11,12 @@ out=tests/bench/results/vehicles.md
 mkdir -p tests/bench/results
 tmp=$(mktemp)
 trap 'rm -f "$tmp"' EXIT
-# Every vehicle built first, one per core at a time; the timed runs below call the driver `mbgen run` built
-# (build/run/models/NAME/mbrun, with the same options) one at a time, without generating the model again.
-printf '%s\n' buggy sedan coach | xargs -P "$(nproc)" -I{} sh -c \
-  '[ ! -f models/{}.lua ] || lua5.4 generator/mbgen run models/{}.lua --t-end 0 > /dev/null'
+# Every vehicle built first, one per core at a time, for Matrix R (build/run_matrix_r/models/NAME/mbrun) and for the
+# other formulations (build/run/models/NAME/mbrun); the timed runs below call the driver `mbgen run` built, with the
+# same options, one at a time, without generating the model again.
+for m in buggy sedan coach; do
+  [ ! -f "models/$m.lua" ] || printf 'models/%s.lua --t-end 0\nmodels/%s.lua --t-end 0 --formulation al3\n' "$m" "$m"
+done | xargs -P "$(nproc)" -L1 sh -c 'lua5.4 generator/mbgen run "$@" > /dev/null' sh
 {
   echo "# Vehicles: real-time factor and time per evaluation"
   echo
@@ -32,7 +34,9 @@ printf '%s\n' buggy sedan coach | xargs -P "$(nproc)" -I{} sh -c \
     [ -f "models/$m.lua" ] || { echo "| $m | (no models/$m.lua yet) | | | | | | | |"; continue; }
     for spec in "matrix_r --integrator rk4 --step 1e-3" "matrix_r --integrator dopri5 --tolerance 1e-6" \
                 "al3 --integrator trapezoidal --step 1e-3"; do
-      if ! fastest "$tmp" "build/run/models/$m/mbrun" --static --t-end "$T_END" --formulation $spec; then
+      set=run
+      case $spec in matrix_r*) set=run_matrix_r ;; esac
+      if ! fastest "$tmp" "build/$set/models/$m/mbrun" --static --t-end "$T_END" --formulation $spec; then
         echo "| $m | $spec | failed: $(tail -1 "$tmp" | cut -c1-80) | | | | | | |"
         continue
       fi
