@@ -14,6 +14,7 @@
 
 #include "mb_model.h"
 #include "sens.h"
+#include "sens_start.h"
 
 #ifndef MB_MODEL
 #error "compile with -DMB_MODEL=NAME_model"
@@ -42,6 +43,10 @@ static void usage(FILE *f, const char *prog) {
             "  --rod-inertia M       massive rods: exact | point | linear | quadratic (closed loops on rk4, DDM and\n"
             "                        AVM; default: the model's)\n"
             "  --rod-partitioned     with a rod mode: a third of each rod's mass stays exact at each end\n"
+            "  --start-hold NAMES    closed loops: the start holds these coordinates (comma-separated, as many as the\n"
+            "                        degrees of freedom) instead of the independent ones, for every p: a general\n"
+            "                        coordinate q = h(z, p) then starts at h of that pose, and the gradient includes\n"
+            "                        the start's dependence on p (default: the independent coordinates are held)\n"
             "  --allow-reselection   closed loops: carry on through a re-choice of the independent coordinates\n"
             "                        (default: stop there, since psi is not differentiable across it in general)\n"
             "  --repeat N            run N times and report the mean time (benchmarks)\n",
@@ -82,7 +87,43 @@ static int parse_assign(const char *opt, const char *s, const char *const *names
 }
 
 /* Everything but the arrays, which main owns so that every exit frees them. */
-static int sens_main(int argc, char **argv, double *p, double *u, double *grad, double *fd) {
+/* "J0,J4" -> ascending indices into z; their count, or -1 with a message. */
+static int parse_hold(const mb_model *m, const char *s, int *hold) {
+    int count = 0;
+    while (*s) {
+        size_t len = strcspn(s, ",");
+        int k = -1;
+        for (int c = 0; c < m->nz && k < 0; ++c)
+            if (m->z_names && strlen(m->z_names[c]) == len && !strncmp(m->z_names[c], s, len)) k = c;
+        if (k < 0 || count == m->nz) {
+            fprintf(stderr, "mbsens: --start-hold: %s '%.*s'\n", k < 0 ? "no coordinate" : "more names than coordinates at",
+                    (int)len, s);
+            return -1;
+        }
+        int at = count++;
+        while (at > 0 && hold[at - 1] > k) hold[at] = hold[at - 1], --at;
+        hold[at] = k;
+        s += len + (s[len] == ',');
+    }
+    return count;
+}
+
+/* The start for the current p: the model's guess, assembled holding hold[] (sens_start.h). */
+typedef struct {
+    int count;
+    int *hold;
+    double *z0, *zd0, *z0_p, *zd0_p;
+} held_start;
+
+static int start_for(const mb_model *m, held_start *hs, mb_sens_problem *pr, char *err, size_t errlen) {
+    if (hs->count == 0) return MB_OK;
+    for (int i = 0; i < m->nz; ++i) hs->z0[i] = m->z0 ? m->z0[i] : 0, hs->zd0[i] = m->zd0 ? m->zd0[i] : 0;
+    pr->z0 = hs->z0, pr->zd0 = hs->zd0, pr->z0_p = hs->z0_p, pr->zd0_p = hs->zd0_p;
+    return mb_sens_start_hold(m, pr->t0, pr->p, pr->u, hs->hold, hs->count, hs->z0, hs->zd0, hs->z0_p, hs->zd0_p, err,
+                              errlen);
+}
+
+static int sens_main(int argc, char **argv, double *p, double *u, double *grad, double *fd, held_start *hs) {
     const mb_model *m = &MB_MODEL;
     int np = m->np, nu = m->nu;
     for (int j = 0; j < np; ++j) p[j] = m->p_default ? m->p_default[j] : 0;
@@ -116,7 +157,13 @@ static int sens_main(int argc, char **argv, double *p, double *u, double *grad, 
             return 2;
         }
         ++i;
-        if (!strcmp(a, "--objective")) {
+        if (!strcmp(a, "--start-hold")) {
+            if (m->nc == 0) {
+                fprintf(stderr, "mbsens: --start-hold: model %s has no closed loops; its start is its z0\n", m->name);
+                return 2;
+            }
+            if ((hs->count = parse_hold(m, val, hs->hold)) < 0) return 2;
+        } else if (!strcmp(a, "--objective")) {
             if ((pr.objective = mb_sens_objective_index(m, val)) < 0) {
                 fprintf(stderr, "mbsens: model %s has no objective '%s' (it has:", m->name, val);
                 for (int k = 0; k < m->nobj; ++k) fprintf(stderr, " %s", m->objectives[k].name);
@@ -194,7 +241,7 @@ static int sens_main(int argc, char **argv, double *p, double *u, double *grad, 
     mb_sens_stats st;
     double t0 = now();
     for (long r = 0; r < repeat; ++r)
-        if (mb_sens_run(&pr, &o, &psi, grad, &st, err, sizeof err)) {
+        if (start_for(m, hs, &pr, err, sizeof err) || mb_sens_run(&pr, &o, &psi, grad, &st, err, sizeof err)) {
             fprintf(stderr, "mbsens: %s\n", err);
             return 1;
         }
@@ -218,8 +265,10 @@ static int sens_main(int argc, char **argv, double *p, double *u, double *grad, 
         for (int j = 0; j < np; ++j) {
             double pj = p[j], d = fd_rel * fmax(1.0, fabs(pj)), hi, lo;
             p[j] = pj + d;
-            int rc = mb_sens_run(&pr, &of, &hi, NULL, NULL, err, sizeof err);
+            int rc = start_for(m, hs, &pr, err, sizeof err);
+            if (!rc) rc = mb_sens_run(&pr, &of, &hi, NULL, NULL, err, sizeof err);
             p[j] = pj - d;
+            if (!rc) rc = start_for(m, hs, &pr, err, sizeof err);
             if (!rc) rc = mb_sens_run(&pr, &of, &lo, NULL, NULL, err, sizeof err);
             p[j] = pj;
             if (rc) {
@@ -239,11 +288,20 @@ int main(int argc, char **argv) {
     double *p = calloc(np, sizeof(double)), *u = calloc(nu, sizeof(double));
     double *grad = calloc(np, sizeof(double)), *fd = calloc(np, sizeof(double));
     int rc = 1;
-    if (!p || !u || !grad || !fd) fprintf(stderr, "mbsens: out of memory\n");
-    else rc = sens_main(argc, argv, p, u, grad, fd);
+    size_t nz = (size_t)MB_MODEL.nz, nS = nz * np;
+    held_start hs = {0, calloc(nz + 1, sizeof(int)), calloc(nz + 1, sizeof(double)), calloc(nz + 1, sizeof(double)),
+                     calloc(nS + 1, sizeof(double)), calloc(nS + 1, sizeof(double))};
+    if (!p || !u || !grad || !fd || !hs.hold || !hs.z0 || !hs.zd0 || !hs.z0_p || !hs.zd0_p)
+        fprintf(stderr, "mbsens: out of memory\n");
+    else rc = sens_main(argc, argv, p, u, grad, fd, &hs);
     free(p);
     free(u);
     free(grad);
     free(fd);
+    free(hs.hold);
+    free(hs.z0);
+    free(hs.zd0);
+    free(hs.z0_p);
+    free(hs.zd0_p);
     return rc;
 }
