@@ -107,6 +107,12 @@ const double *mb_trap_zd(const mb_trap *tr);
 const double *mb_trap_zdd(const mb_trap *tr);
 /* The component of the largest correction in the last Newton iteration (for messages). */
 int mb_trap_worst(const mb_trap *tr);
+/* The acceleration of the step before the last (what the predictor extrapolates from), NULL before a second step. */
+const double *mb_trap_zdd_prev(const mb_trap *tr);
+/* Back to a state the run passed through, as mb_trap_time, _z, _zd, _zdd and _zdd_prev gave it (zddp NULL: none), so
+ * a stretch of the run can be replayed to the same bits (the closed-loop adjoint's checkpoints); a kept tangent is
+ * then set again by mb_trap_set_tangent. */
+void mb_trap_restore(mb_trap *tr, double t, const double *z, const double *zd, const double *zdd, const double *zddp);
 /* 1: keep the tangent's LU across iterations and steps (same step size) while each Newton correction is at most
  * half the one before, rebuilding it when one is not (for systems whose tangent costs many evaluations, as
  * Matrix R's); 0 (default): full Newton, a fresh tangent every iteration. */

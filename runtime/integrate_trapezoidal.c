@@ -230,6 +230,20 @@ static int trap_step(mb_trap *tr, const mb_so_system *sys, double t_new, double 
     return MB_OK;
 }
 
+const double *mb_trap_zdd_prev(const mb_trap *tr) { return tr->have_prev ? tr->zddp : NULL; }
+
+void mb_trap_restore(mb_trap *tr, double t, const double *z, const double *zd, const double *zdd, const double *zddp) {
+    size_t bytes = (size_t)tr->n * sizeof(double);
+    tr->t = t;
+    memcpy(tr->z, z, bytes);
+    memcpy(tr->zd, zd, bytes);
+    memcpy(tr->zdd, zdd, bytes);
+    tr->have_prev = zddp != NULL;
+    if (zddp) memcpy(tr->zddp, zddp, bytes);
+    tr->have_lu = 0;
+    tr->started = 1;
+}
+
 int mb_trap_advance(mb_trap *tr, const mb_so_system *sys, double t_out, double h, long max_steps, mb_stats *st,
                     char *err, size_t errlen) {
     if (!tr->started) return mb_fail(err, errlen, MB_ERR_ARG, "trapezoidal: advance before reset");

@@ -39,7 +39,8 @@
  *     iteration matrix T = M + h/2 C + h^2/4 K (C = dr/dzd, K = dr/dz of r = M zdd - Q) and one
  *     right-hand side per parameter; psi by the trapezoidal rule on the same grid.
  *   AVM (open trees: trapezoidal; closed loops: rk4, dopri5 or trapezoidal, see sens_matrix_r.c, whose trapezoidal
- *     and dopri5 adjoints keep every step instead of checkpoints, and whose products with the transposed tangent
+ *     and dopri5 adjoints keep every step while they fit in MB_SENS_TRAP_MEMORY bytes and checkpoints beyond (or
+ *     as many as options.checkpoints says), and whose products with the transposed tangent
  *     cost one pass per stage or step, matrix_r_tangent.h): the forward run, then the adjoint of the discrete
  *     scheme backward with T^T, one solve per step whatever np is. Memory stays bounded by checkpointing: the forward
  *     run keeps K checkpoints, and each segment between them is recomputed and stored while the
@@ -47,6 +48,10 @@
  *     O(sqrt(steps)) states at the price of one extra forward run). */
 
 typedef enum { MB_SENS_DDM, MB_SENS_AVM } mb_sens_method;
+
+/* The closed-loop adjoints on the trapezoidal rule and dopri5 keep every step's record while it fits in this many
+ * bytes (no step is then taken twice), and checkpoints beyond: their memory stays under it. */
+#define MB_SENS_TRAP_MEMORY ((size_t)64 << 20)
 
 /* How the open-tree DDM forms the sensitivity accelerations (seeds/004.md):
  *   recursive: the generated forward_dynamics_sens (rk4, dopri5) or inverse_dynamics_sens (trapezoidal), the
@@ -77,7 +82,8 @@ typedef struct {
     long max_steps;           /* <= 0: no limit */
     double newton_tol;        /* trapezoidal: max|dzdd| <= newton_tol (1 + max|zdd|) */
     int newton_max_iter;
-    int checkpoints;          /* AVM: number of stored checkpoints K; 0 = ceil(sqrt(steps)) */
+    int checkpoints;          /* AVM: number of stored checkpoints K; 0 = ceil(sqrt(steps)) (closed loops on the
+                                 trapezoidal rule: every step while they fit in MB_SENS_TRAP_MEMORY, no replay) */
     int psi_only;             /* 1: psi alone, the same discretization without sensitivities (for
                                  finite differences of whole simulations); grad is left untouched */
     mb_sens_kernel kernel;    /* open-tree DDM: see mb_sens_kernel (default auto) */

@@ -158,26 +158,6 @@ static int mr_rhs(void *ctx, double t, const double *y, double *f, char *err, si
 /* RK4's stages told to Matrix R, whose rod modes keep the first ones. */
 static void mr_stage(void *ctx, int stage) { mb_mr_set_stage(((mr_ctx *)ctx)->mr, stage); }
 
-/* The states of a trapezoidal run, kept for its adjoint. */
-typedef struct {
-    double *x;   /* (N + 1) x 2n: z, zd of step k (zdd follows: the adjoint evaluates there again) */
-    int *ind;    /* (N + 1) x n: its independent coordinates (dof[k] of them) */
-    int *dof;    /* N + 1 */
-    double *T;   /* (N + 1) x d x d: step k's T (k >= 1; d, the degrees of freedom, fixed in a run), allocated by the
-                    forward run */
-} trap_record;
-
-/* The consistent state in x and the kinematics' independent coordinates, as step k of rec. */
-static void record_state(const mr_ctx *x, trap_record *rec, long k) {
-    size_t n = (size_t)x->c->n;
-    const mb_kin *kin = mb_mr_kin(x->mr);
-    double *r = rec->x + (size_t)k * 2 * n;
-    memcpy(r, x->z, n * sizeof(double));
-    memcpy(r + n, x->zd, n * sizeof(double));
-    rec->dof[k] = mb_kin_dof(kin);
-    memcpy(rec->ind + (size_t)k * n, mb_kin_independent(kin), (size_t)rec->dof[k] * sizeof(int));
-}
-
 /* The trapezoidal rule's d x d matrix T = I - h²/4 dF/dq - h/2 dF/dv from the tangent model's Sdd along the 2d unit
  * directions (n x 2d, the independent rows ind), column-major. */
 static void trap_matrix(const double *Sddu, const int *ind, int d, int n, double h, double *T) {
@@ -195,141 +175,180 @@ static void trap_matrix(const double *Sddu, const int *ind, int d, int n, double
  * solution (built exactly there, it also serves the next step's Newton iterations); the full columns follow by
  * linearity from the tangent model along (A_i, B_i, e_j) and along the 2d unit directions T was built from. psi
  * is the composite trapezoidal quadrature of the integrand on the same steps, plus the terminal term.
- * rec (the AVM's forward run, np = 0): the states of every step are kept. With np = 0 the tangent is still built at
- * each step's solution for Newton, so that the motion is the DDM's to the last bit. */
-static int ddm_trapezoidal_mr(mr_ctx *x, const mb_sens_problem *pr, const mb_sens_options *o, const double *z0,
-                              const double *zd0, int np, trap_record *rec, double *psi, double *grad,
-                              mb_sens_stats *st, char *err, size_t errlen) {
+ * With np = 0 (psi alone, the finite differences' runs, the adjoint's forward run and its replays) the tangent is
+ * still built at each step's solution for Newton, so that the motion is the DDM's to the last bit. */
+
+/* One run of the rule: the reduced system, the integrator, the step's buffers. */
+typedef struct {
+    mr_ctx *x;
+    const mb_sens_problem *pr;
+    const mb_sens_options *o;
+    int np, d;
+    long N;
+    double h;
+    mb_stats ist;
+    long exact;      /* tangents built at a step's solution */
+    mb_mrs *rs;
+    mb_trap *tr;
+    mb_linalg *la;
+    mb_so_system sys;
+    double *buf, *A, *B, *Su, *Sdu, *Sddu, *zi, *zdi, *T, *Tk;   /* Tk: the last step's T, before its LU */
+} trap_run;
+
+static void trap_close(trap_run *r) {
+    mb_trap_free(r->tr);
+    mb_linalg_free(r->la);
+    mb_mrs_free(r->rs);
+    free(r->buf);
+}
+
+static int trap_open(trap_run *r, mr_ctx *x, const mb_sens_problem *pr, const mb_sens_options *o, int np, char *err,
+                     size_t errlen) {
     sens_ctx *c = x->c;
-    const mb_model *m = c->m;
-    int n = c->n, rc = MB_OK;
+    int n = c->n;
+    memset(r, 0, sizeof *r);
+    r->x = x, r->pr = pr, r->o = o, r->np = np;
+    r->N = mb_fixed_step_count(pr->t0, pr->t_end, o->step);
+    if (o->max_steps > 0 && r->N > o->max_steps)
+        return mb_fail(err, errlen, MB_ERR_MAX_STEPS, "sens: %ld steps are more than max_steps = %ld", r->N,
+                       o->max_steps);
+    r->h = (pr->t_end - pr->t0) / r->N;
+    size_t nS = (size_t)n * np, nA = (size_t)n * (2 * (size_t)n + (size_t)np);   /* n x (2d + np) at the most */
+    r->rs = mb_mrs_create(c->m, x->mr, c->u, c->p, err, errlen);
+    r->buf = calloc(2 * nS + 3 * nA + 2 * (size_t)n + 2 * (size_t)n * n + 1, sizeof(double));
+    if (!r->rs || !r->buf) return r->rs ? mb_fail(err, errlen, MB_ERR_ALLOC, "sens: out of memory") : MB_ERR_MODEL;
+    r->A = r->buf, r->B = r->A + nS, r->Su = r->B + nS, r->Sdu = r->Su + nA, r->Sddu = r->Sdu + nA;
+    r->zi = r->Sddu + nA, r->zdi = r->zi + n, r->T = r->zdi + n, r->Tk = r->T + (size_t)n * n;
+    r->sys = mb_mrs_system(r->rs);
+    return MB_OK;
+}
+
+static double trap_time(const trap_run *r, long k) { return k == r->N ? r->pr->t_end : r->pr->t0 + k * r->h; }
+
+/* t0: the assembled state, its sensitivities (independent rows given, the rest from the constraints) and Sdd, the
+ * rule started there, and the objective's first quadrature term. */
+static int trap_start(trap_run *r, const double *z0, const double *zd0, double *psi, double *grad, char *err,
+                      size_t errlen) {
+    mr_ctx *x = r->x;
+    sens_ctx *c = x->c;
+    const mb_sens_problem *pr = r->pr;
+    int n = c->n, np = r->np, rc;
     size_t nS = (size_t)n * np;
-    long N = mb_fixed_step_count(pr->t0, pr->t_end, o->step);
-    if (o->max_steps > 0 && N > o->max_steps)
-        return mb_fail(err, errlen, MB_ERR_MAX_STEPS, "sens: %ld steps are more than max_steps = %ld", N, o->max_steps);
-    double h = (pr->t_end - pr->t0) / N;
-    mb_stats ist = {0};
-    long exact = 0;   /* tangents built at a step's solution */
-    mb_mrs *rs = mb_mrs_create(m, x->mr, c->u, c->p, err, errlen);
-    mb_trap *tr = NULL;
-    mb_linalg *la = NULL;
-    size_t nA = (size_t)n * (2 * (size_t)n + (size_t)np);   /* n x (2d + np) at the most: unit and p directions */
-    double *buf = calloc(2 * nS + 3 * nA + 2 * (size_t)n + (size_t)n * n + 1, sizeof(double));
-    if (!rs || !buf) {
-        rc = rs ? mb_fail(err, errlen, MB_ERR_ALLOC, "sens: out of memory") : MB_ERR_MODEL;
-        goto done;
-    }
-    double *A = buf, *B = A + nS, *Su = B + nS, *Sdu = Su + nA, *Sddu = Sdu + nA, *zi = Sddu + nA, *zdi = zi + n;
-    double *T = zdi + n;
-    mb_so_system sys = mb_mrs_system(rs);
     double t = pr->t0;
-    /* t0: the assembled state, its sensitivities (independent rows given, the rest from the constraints) and Sdd. */
     memcpy(x->z, z0, (size_t)n * sizeof(double));
     memcpy(x->zd, zd0, (size_t)n * sizeof(double));
     mb_kin_prefer(mb_mr_kin(x->mr), zd0);
     if ((rc = mb_mr_project(x->mr, t, x->z, x->zd, c->p, err, errlen)) ||
         (rc = mb_mr_accel(x->mr, t, x->z, x->zd, c->u, c->p, x->zdd, err, errlen)))
-        goto done;
+        return rc;
     if (pr->z0_p) memcpy(x->S, pr->z0_p, nS * sizeof(double));
     if (pr->zd0_p) memcpy(x->Sd, pr->zd0_p, nS * sizeof(double));
     if (np > 0 && (rc = mb_mrt_directions(x->tan, x->mr, t, x->z, x->zd, x->zdd, c->u, c->p, np, 0, x->S, x->Sd,
                                           x->Sdd, err, errlen)))
-        goto done;
-    mb_mrs_begin(rs, t, x->z, x->zd, x->zdd, zi, zdi);
-    if (rec) record_state(x, rec, 0);
-    int d = mb_mrs_dof(rs);
-    if (rec && !(rec->T = malloc(((size_t)N + 1) * d * d * sizeof(double) + 1))) {
-        rc = mb_fail(err, errlen, MB_ERR_ALLOC, "sens: out of memory (the adjoint keeps %ld matrices of %d x %d)",
-                     N + 1, d, d);
-        goto done;
+        return rc;
+    mb_mrs_begin(r->rs, t, x->z, x->zd, x->zdd, r->zi, r->zdi);
+    r->d = mb_mrs_dof(r->rs);
+    int d = r->d > 0 ? r->d : 1;
+    if (!r->tr && (!(r->tr = mb_trap_create(d, r->o->newton_tol, r->o->newton_max_iter, err, errlen)) ||
+                   !(r->la = mb_linalg_create(d, d, np > 0 ? np : 1, err, errlen))))
+        return MB_ERR_ALLOC;
+    mb_trap_set_reuse(r->tr, 1);
+    if ((rc = mb_trap_reset(r->tr, &r->sys, t, r->zi, r->zdi, &r->ist, err, errlen))) return rc;
+    return mr_objective(x, c->integrand, t, 0.5 * r->h, psi, grad, err, errlen);
+}
+
+/* At step k's solution: one evaluation of the tangent model along the 2d unit directions of (z_i, zd_i) and, with
+ * columns, the np directions (A_i, B_i, e_j); the unit ones give T exactly (kept in Tk: the sensitivities' matrix,
+ * and the next step's Newton tangent), the others the right-hand sides, solved into the new columns. */
+static int trap_tangent(trap_run *r, double t, int columns, char *err, size_t errlen) {
+    mr_ctx *x = r->x;
+    sens_ctx *c = x->c;
+    int n = c->n, d = r->d, np = columns ? r->np : 0, rc;
+    double h = r->h;
+    const int *ind = mb_kin_independent(mb_mr_kin(x->mr));
+    int nu = 2 * d, na = nu + np;
+    memset(r->Su, 0, (size_t)n * na * sizeof(double));
+    memset(r->Sdu, 0, (size_t)n * na * sizeof(double));
+    for (int q = 0; q < d; ++q) {
+        r->Su[ind[q] + (size_t)q * n] = 1;
+        r->Sdu[ind[q] + (size_t)(d + q) * n] = 1;
     }
-    if (!(tr = mb_trap_create(d > 0 ? d : 1, o->newton_tol, o->newton_max_iter, err, errlen)) ||
-        !(la = mb_linalg_create(d > 0 ? d : 1, d > 0 ? d : 1, np > 0 ? np : 1, err, errlen))) {
-        rc = MB_ERR_ALLOC;
-        goto done;
-    }
-    mb_trap_set_reuse(tr, 1);
-    if ((rc = mb_trap_reset(tr, &sys, t, zi, zdi, &ist, err, errlen))) goto done;
-    if ((rc = mr_objective(x, c->integrand, t, 0.5 * h, psi, grad, err, errlen))) goto done;
-    for (long k = 1; k <= N; ++k) {
-        t = k == N ? pr->t_end : pr->t0 + k * h;
-        for (size_t i = 0; i < nS; ++i) {
-            A[i] = x->S[i] + h * x->Sd[i] + 0.25 * h * h * x->Sdd[i];
-            B[i] = x->Sd[i] + 0.5 * h * x->Sdd[i];
-        }
-        /* The motion: one step of the rule; a re-selection begins it again on the new independent set. */
-        rc = mb_trap_advance(tr, &sys, t, h * (1 + 1e-9), 0, &ist, err, errlen);
-        if (rc && mb_mrs_rechosen(rs)) {
-            mb_mrs_begin(rs, t - h, x->z, x->zd, x->zdd, zi, zdi);
-            if ((rc = mb_trap_reset(tr, &sys, t - h, zi, zdi, &ist, err, errlen)) == MB_OK)
-                rc = mb_trap_advance(tr, &sys, t, h * (1 + 1e-9), 0, &ist, err, errlen);
-        }
-        if (rc || (rc = mb_mrs_full(rs, t, mb_trap_z(tr), mb_trap_zd(tr), x->z, x->zd, x->zdd, err, errlen)) ||
-            (rc = check_reselection(x, t, err, errlen)))
-            goto done;
-        if (mb_mrs_rechosen(rs)) {
-            mb_mrs_begin(rs, t, x->z, x->zd, x->zdd, zi, zdi);
-            if ((rc = mb_trap_reset(tr, &sys, t, zi, zdi, &ist, err, errlen))) goto done;
-        } else {
-            mb_mrs_begin(rs, t, x->z, x->zd, x->zdd, zi, zdi);
-        }
-        if (rec) record_state(x, rec, k);
-        {
-            /* One evaluation of the tangent model at the solution, along the 2d unit directions of (z_i, zd_i) and the
-             * np directions (A_i, B_i, e_j): the unit ones give T exactly (the sensitivities' matrix, and the next
-             * step's Newton tangent), the others the right-hand sides. Without columns (psi alone, the finite
-             * differences' runs, and the adjoint's forward run) T is still built, so the motion is the DDM's. */
-            const int *ind = mb_kin_independent(mb_mr_kin(x->mr));
-            int nu = 2 * d, na = nu + np;
-            memset(Su, 0, (size_t)n * na * sizeof(double));
-            memset(Sdu, 0, (size_t)n * na * sizeof(double));
+    memcpy(r->Su + (size_t)nu * n, r->A, (size_t)n * np * sizeof(double));
+    memcpy(r->Sdu + (size_t)nu * n, r->B, (size_t)n * np * sizeof(double));
+    if ((rc = mb_mrt_directions(x->tan, x->mr, t, x->z, x->zd, x->zdd, c->u, c->p, na, np > 0 ? nu : -1, r->Su,
+                                r->Sdu, r->Sddu, err, errlen)))
+        return rc;
+    trap_matrix(r->Sddu, ind, d, n, h, r->Tk);
+    memcpy(r->T, r->Tk, (size_t)d * d * sizeof(double));
+    if ((rc = mb_trap_set_tangent(r->tr, r->T, 0.25 * h * h, 0.5 * h, err, errlen)) ||
+        (rc = mb_lu_factor(r->la, d, r->T, err, errlen)))
+        return rc;
+    ++r->exact;
+    double *s = r->zi;   /* one column of s' at a time (zi is free until the next mb_mrs_begin) */
+    for (int j = 0; j < np; ++j) {
+        size_t pj = (size_t)(nu + j) * n;
+        for (int q = 0; q < d; ++q) s[q] = r->Sddu[ind[q] + pj];
+        if ((rc = mb_lu_solve(r->la, d, r->T, 1, s, err, errlen))) return rc;
+        double *Sj = x->S + (size_t)j * n, *Sdj = x->Sd + (size_t)j * n, *Sddj = x->Sdd + (size_t)j * n;
+        for (int i = 0; i < n; ++i) {
+            double vs = r->Su[i + pj], vsd = r->Sdu[i + pj], vsdd = r->Sddu[i + pj];
             for (int q = 0; q < d; ++q) {
-                Su[ind[q] + (size_t)q * n] = 1;
-                Sdu[ind[q] + (size_t)(d + q) * n] = 1;
+                double cq = 0.25 * h * h * s[q], cv = 0.5 * h * s[q];
+                size_t uq = i + (size_t)q * n, vq = i + (size_t)(d + q) * n;
+                vs += cq * r->Su[uq] + cv * r->Su[vq];
+                vsd += cq * r->Sdu[uq] + cv * r->Sdu[vq];
+                vsdd += cq * r->Sddu[uq] + cv * r->Sddu[vq];
             }
-            memcpy(Su + (size_t)nu * n, A, nS * sizeof(double));
-            memcpy(Sdu + (size_t)nu * n, B, nS * sizeof(double));
-            if ((rc = mb_mrt_directions(x->tan, x->mr, t, x->z, x->zd, x->zdd, c->u, c->p, na, np > 0 ? nu : -1, Su, Sdu,
-                                        Sddu, err, errlen)))
-                goto done;
-            trap_matrix(Sddu, ind, d, n, h, T);
-            if (rec) memcpy(rec->T + (size_t)k * d * d, T, (size_t)d * d * sizeof(double));
-            if ((rc = mb_trap_set_tangent(tr, T, 0.25 * h * h, 0.5 * h, err, errlen)) ||
-                (rc = mb_lu_factor(la, d, T, err, errlen)))
-                goto done;
-            ++exact;
-            double *s = zi;   /* one column of s' at a time (zi is free until the next step's mb_mrs_begin) */
-            for (int j = 0; j < np; ++j) {
-                size_t pj = (size_t)(nu + j) * n;
-                for (int q = 0; q < d; ++q) s[q] = Sddu[ind[q] + pj];
-                if ((rc = mb_lu_solve(la, d, T, 1, s, err, errlen))) goto done;
-                double *Sj = x->S + (size_t)j * n, *Sdj = x->Sd + (size_t)j * n, *Sddj = x->Sdd + (size_t)j * n;
-                for (int i = 0; i < n; ++i) {
-                    double vs = Su[i + pj], vsd = Sdu[i + pj], vsdd = Sddu[i + pj];
-                    for (int q = 0; q < d; ++q) {
-                        double cq = 0.25 * h * h * s[q], cv = 0.5 * h * s[q];
-                        size_t uq = i + (size_t)q * n, vq = i + (size_t)(d + q) * n;
-                        vs += cq * Su[uq] + cv * Su[vq];
-                        vsd += cq * Sdu[uq] + cv * Sdu[vq];
-                        vsdd += cq * Sddu[uq] + cv * Sddu[vq];
-                    }
-                    Sj[i] = vs, Sdj[i] = vsd, Sddj[i] = vsdd;
-                }
-            }
-            mb_mrs_begin(rs, t, x->z, x->zd, x->zdd, zi, zdi);   /* zi again, for the next step */
+            Sj[i] = vs, Sdj[i] = vsd, Sddj[i] = vsdd;
         }
-        if ((rc = mr_objective(x, c->integrand, t, k == N ? 0.5 * h : h, psi, grad, err, errlen))) goto done;
-        st->steps++;
     }
-    if (c->terminal) rc = mr_objective(x, c->terminal, pr->t_end, 1.0, psi, grad, err, errlen);
-done:
-    st->rhs_evals = ist.rhs_evals;
-    st->factorizations = ist.jac_evals + exact;
+    mb_mrs_begin(r->rs, t, x->z, x->zd, x->zdd, r->zi, r->zdi);   /* zi again, for the next step */
+    return MB_OK;
+}
+
+/* Step k (1..N) from step k-1: the motion by one step of the rule (a re-selection begins it again on the new
+ * independent set), the tangent at its solution, the columns, and the objective's quadrature term at k. */
+static int trap_step(trap_run *r, long k, double *psi, double *grad, char *err, size_t errlen) {
+    mr_ctx *x = r->x;
+    sens_ctx *c = x->c;
+    size_t nS = (size_t)c->n * r->np;
+    double h = r->h, t = trap_time(r, k);
+    int rc;
+    for (size_t i = 0; i < nS; ++i) {
+        r->A[i] = x->S[i] + h * x->Sd[i] + 0.25 * h * h * x->Sdd[i];
+        r->B[i] = x->Sd[i] + 0.5 * h * x->Sdd[i];
+    }
+    rc = mb_trap_advance(r->tr, &r->sys, t, h * (1 + 1e-9), 0, &r->ist, err, errlen);
+    if (rc && mb_mrs_rechosen(r->rs)) {
+        mb_mrs_begin(r->rs, t - h, x->z, x->zd, x->zdd, r->zi, r->zdi);
+        if ((rc = mb_trap_reset(r->tr, &r->sys, t - h, r->zi, r->zdi, &r->ist, err, errlen)) == MB_OK)
+            rc = mb_trap_advance(r->tr, &r->sys, t, h * (1 + 1e-9), 0, &r->ist, err, errlen);
+    }
+    if (rc || (rc = mb_mrs_full(r->rs, t, mb_trap_z(r->tr), mb_trap_zd(r->tr), x->z, x->zd, x->zdd, err, errlen)) ||
+        (rc = check_reselection(x, t, err, errlen)))
+        return rc;
+    int rechosen = mb_mrs_rechosen(r->rs);
+    mb_mrs_begin(r->rs, t, x->z, x->zd, x->zdd, r->zi, r->zdi);
+    if (rechosen && (rc = mb_trap_reset(r->tr, &r->sys, t, r->zi, r->zdi, &r->ist, err, errlen))) return rc;
+    if ((rc = trap_tangent(r, t, 1, err, errlen))) return rc;
+    return mr_objective(x, c->integrand, t, k == r->N ? 0.5 * h : h, psi, grad, err, errlen);
+}
+
+static int ddm_trapezoidal_mr(mr_ctx *x, const mb_sens_problem *pr, const mb_sens_options *o, const double *z0,
+                              const double *zd0, int np, double *psi, double *grad, mb_sens_stats *st, char *err,
+                              size_t errlen) {
+    trap_run r;
+    int rc = trap_open(&r, x, pr, o, np, err, errlen);
+    if (!rc) rc = trap_start(&r, z0, zd0, psi, grad, err, errlen);
+    for (long k = 1; !rc && k <= r.N; ++k) {
+        rc = trap_step(&r, k, psi, grad, err, errlen);
+        st->steps += !rc;
+    }
+    if (!rc && x->c->terminal) rc = mr_objective(x, x->c->terminal, pr->t_end, 1.0, psi, grad, err, errlen);
+    st->rhs_evals = r.ist.rhs_evals;
+    st->factorizations = r.ist.jac_evals + r.exact;
     st->reselections = x->reselections;
-    mb_trap_free(tr);
-    mb_linalg_free(la);
-    mb_mrs_free(rs);
-    free(buf);
+    trap_close(&r);
     return rc;
 }
 
@@ -345,7 +364,7 @@ int mb_sens_ddm_mr(sens_ctx *c, const mb_sens_problem *pr, const mb_sens_options
     x.allow_reselection = o->allow_reselection;
     if (o->integrator == MB_INTEGRATOR_TRAPEZOIDAL) {
         x.ns = ns;
-        rc = ddm_trapezoidal_mr(&x, pr, o, z0, zd0, ns, NULL, psi, grad, st, err, errlen);
+        rc = ddm_trapezoidal_mr(&x, pr, o, z0, zd0, ns, psi, grad, st, err, errlen);
         goto done;
     }
     if (!(y = calloc(ny, sizeof(double)))) {
@@ -385,106 +404,224 @@ done:
  *     grad += G_p' lambda~,  xbar = G_u' lambda~ = v + (P Sdd_u)' mu,  Abar = P' xbar_1,  Bbar = P' xbar_2,
  *     lambda_{k-1} = (Abar, h Abar + Bbar, h²/4 Abar + h/2 Bbar) + the objective's weighted partials at k-1,
  * and at k = 0, where (S, Sd, Sdd)_0 = G_u [P S0; P Sd0] + G_p: grad += G_p' lambda + v . [P S0; P Sd0].
- * The forward run is the DDM's with no columns (the same motion: it also builds each step's tangent for Newton) and
- * keeps every step's z, zd, independent set and T; the backward sweep evaluates the motion and the model's matrices
- * there again (the tangent model reuses the motion's factors) and forms the products with G_u' and G_p' by two
- * passes of the tangent model's transpose (mb_mrt_transpose), whatever d and np. Rod modes run on rk4 only. */
+ * The forward run is the DDM's with no columns (the same motion: it also builds each step's tangent for Newton).
+ * It keeps K checkpoints (options.checkpoints; 0: ceil(sqrt(N))), one every L = ceil(N / K) steps: the state, its
+ * independent set and the integrator's (q, v, a and the a before, which its predictor reads), all a step depends
+ * on, so that the segment after a checkpoint is replayed to the same bits while the adjoint crosses it, keeping
+ * each of its steps' z, zd, independent set and T; the last segment is kept by the forward run itself (K = 1: every
+ * step, no replay; the default while that fits in MB_SENS_TRAP_MEMORY, sens.h). Memory: K checkpoints of 6n numbers
+ * and L + 1 steps of 2n + d² numbers, for one more forward run's steps. The backward sweep evaluates the motion and the model's matrices at each step again (the tangent
+ * model reuses the motion's factors) and forms the products with G_u' and G_p' by two passes of the tangent model's
+ * transpose (mb_mrt_transpose), whatever d and np. Rod modes run on rk4 only. */
+
+/* A step's record for the adjoint: z, zd (2n), its independent set (n ints, dof used) and T (d x d). */
+typedef struct {
+    double *x, *T;
+    int *ind, *dof;
+} trap_steps;
+
+static void trap_keep(const trap_run *r, trap_steps *s, long i, int with_T) {
+    const mr_ctx *x = r->x;
+    size_t n = (size_t)x->c->n, d = (size_t)r->d;
+    const mb_kin *kin = mb_mr_kin(x->mr);
+    memcpy(s->x + i * 2 * n, x->z, n * sizeof(double));
+    memcpy(s->x + i * 2 * n + n, x->zd, n * sizeof(double));
+    s->dof[i] = mb_kin_dof(kin);
+    memcpy(s->ind + i * n, mb_kin_independent(kin), (size_t)s->dof[i] * sizeof(int));
+    if (with_T) memcpy(s->T + i * d * d, r->Tk, d * d * sizeof(double));
+}
+
+/* A checkpoint: z, zd, then the integrator's q, v, a, a-before (d each; the last absent before a second step) in
+ * 6n numbers; the independent set, its size and whether a-before is there in n + 2 ints. */
+static void trap_save(const trap_run *r, double *ck, int *cki) {
+    const mr_ctx *x = r->x;
+    size_t n = (size_t)x->c->n, d = (size_t)r->d;
+    const mb_kin *kin = mb_mr_kin(x->mr);
+    const double *prev = mb_trap_zdd_prev(r->tr);
+    memcpy(ck, x->z, n * sizeof(double));
+    memcpy(ck + n, x->zd, n * sizeof(double));
+    memcpy(ck + 2 * n, mb_trap_z(r->tr), d * sizeof(double));
+    memcpy(ck + 2 * n + d, mb_trap_zd(r->tr), d * sizeof(double));
+    memcpy(ck + 2 * n + 2 * d, mb_trap_zdd(r->tr), d * sizeof(double));
+    if (prev) memcpy(ck + 2 * n + 3 * d, prev, d * sizeof(double));
+    cki[n] = mb_kin_dof(kin);
+    cki[n + 1] = prev != NULL;
+    memcpy(cki, mb_kin_independent(kin), (size_t)cki[n] * sizeof(int));
+}
+
+/* Back to the checkpoint of step k: the independent set, the kinematics factored at z and Matrix R's acceleration
+ * there, the reduced system begun, the integrator's state and its kept tangent, which is built again. */
+static int trap_restore(trap_run *r, long k, const double *ck, const int *cki, char *err, size_t errlen) {
+    mr_ctx *x = r->x;
+    sens_ctx *c = x->c;
+    size_t n = (size_t)c->n, d = (size_t)r->d;
+    double t = trap_time(r, k);
+    mb_kin *kin = mb_mr_kin(x->mr);
+    int rc;
+    if (mb_kin_set_independent(kin, cki, cki[n]))
+        return mb_fail(err, errlen, MB_ERR_ARG, "sens: restoring the independent coordinates at t = %g failed", t);
+    memcpy(x->z, ck, n * sizeof(double));
+    memcpy(x->zd, ck + n, n * sizeof(double));
+    if ((rc = mb_kin_factor(kin, t, x->z, c->p, err, errlen)) ||
+        (rc = mb_mr_accel(x->mr, t, x->z, x->zd, c->u, c->p, x->zdd, err, errlen)))
+        return rc;
+    mb_mrs_begin(r->rs, t, x->z, x->zd, x->zdd, r->zi, r->zdi);
+    mb_trap_restore(r->tr, t, ck + 2 * n, ck + 2 * n + d, ck + 2 * n + 2 * d, cki[n + 1] ? ck + 2 * n + 3 * d : NULL);
+    return trap_tangent(r, t, 0, err, errlen);
+}
+
 static int avm_trapezoidal_mr(sens_ctx *c, const mb_sens_problem *pr, const mb_sens_options *o, const double *z0,
                               const double *zd0, double *psi, double *grad, mb_sens_stats *st, char *err,
                               size_t errlen) {
     int n = c->n, np = c->m->np, rc;
-    long N = mb_fixed_step_count(pr->t0, pr->t_end, o->step);
-    if (o->max_steps > 0 && N > o->max_steps)
-        return mb_fail(err, errlen, MB_ERR_MAX_STEPS, "sens: %ld steps are more than max_steps = %ld", N, o->max_steps);
-    double h = (pr->t_end - pr->t0) / N, hh = 0.25 * h * h;
     mr_ctx x;
-    trap_record rec = {malloc((size_t)(N + 1) * 2 * n * sizeof(double)), malloc((size_t)(N + 1) * n * sizeof(int)),
-                       malloc((size_t)(N + 1) * sizeof(int)), NULL};
+    trap_run r;
+    memset(&r, 0, sizeof r);
     double *buf = calloc(5 * (size_t)n + (size_t)n * n + (size_t)n + (size_t)np, sizeof(double));
     mb_linalg *la = mb_linalg_create(n, n, 1, err, errlen);
+    double *ck = NULL;
+    int *cki = NULL;
+    trap_steps seg = {NULL, NULL, NULL, NULL};
     /* The forward run's tangent goes along the 2d unit directions. */
     if ((rc = mr_init(&x, c, o, 2 * n, err, errlen))) goto done;
-    if (!rec.x || !rec.ind || !rec.dof || !buf || !la) {
-        rc = la ? mb_fail(err, errlen, MB_ERR_ALLOC, "sens: out of memory (the adjoint keeps %ld states of %d "
-                          "coordinates)", N + 1, n) : MB_ERR_ALLOC;
-        goto done;
-    }
     x.allow_reselection = o->allow_reselection;
     x.ns = 0;
     *psi = 0;
-    if ((rc = ddm_trapezoidal_mr(&x, pr, o, z0, zd0, 0, &rec, psi, NULL, st, err, errlen))) goto done;
-    st->stored_states = N + 1;
+    if ((rc = trap_open(&r, &x, pr, o, 0, err, errlen)) || (rc = trap_start(&r, z0, zd0, psi, NULL, err, errlen)))
+        goto done;
+    long N = r.N;
+    size_t nn = (size_t)n, dd = (size_t)(r.d > 0 ? r.d : 1);
+    /* By default every step while their record fits in MB_SENS_TRAP_MEMORY bytes (no replay), else ceil(sqrt(N))
+     * checkpoints. */
+    size_t step_bytes = 2 * nn * sizeof(double) + dd * dd * sizeof(double) + (nn + 1) * sizeof(int);
+    long K = o->checkpoints > 0 ? o->checkpoints
+           : (double)(N + 1) * step_bytes <= MB_SENS_TRAP_MEMORY ? 1 : (long)ceil(sqrt((double)N));
+    if (K > N) K = N;
+    long L = (N + K - 1) / K;
+    K = (N + L - 1) / L;
+    ck = malloc((size_t)K * 6 * nn * sizeof(double));
+    cki = malloc((size_t)K * (nn + 2) * sizeof(int));
+    seg.x = malloc((size_t)(L + 1) * 2 * nn * sizeof(double));
+    seg.T = malloc((size_t)(L + 1) * dd * dd * sizeof(double));
+    seg.ind = malloc((size_t)(L + 1) * nn * sizeof(int));
+    seg.dof = malloc((size_t)(L + 1) * sizeof(int));
+    if (!buf || !la || !ck || !cki || !seg.x || !seg.T || !seg.ind || !seg.dof) {
+        rc = la ? mb_fail(err, errlen, MB_ERR_ALLOC, "sens: out of memory (the adjoint keeps %ld checkpoints and %ld "
+                          "steps of %d coordinates)", K, L + 1, n) : MB_ERR_ALLOC;
+        goto done;
+    }
+    st->stored_states = (K > 1 ? K : 0) + L + 1;   /* K = 1: the checkpoint is the segment's first step */
+    /* Forward: psi, a checkpoint every L steps, and the last segment's steps. */
+    long last = (K - 1) * L;
+    trap_save(&r, ck, cki);
+    if (last == 0) trap_keep(&r, &seg, 0, 0);
+    for (long k = 1; k <= N; ++k) {
+        if ((rc = trap_step(&r, k, psi, NULL, err, errlen))) goto done;
+        st->steps++;
+        if (k % L == 0 && k / L < K) trap_save(&r, ck + (size_t)(k / L) * 6 * nn, cki + (size_t)(k / L) * (nn + 2));
+        if (k >= last) trap_keep(&r, &seg, k - last, 1);
+    }
+    if (c->terminal && (rc = mr_objective(&x, c->terminal, pr->t_end, 1.0, psi, NULL, err, errlen))) goto done;
+    st->reselections = x.reselections;   /* of the forward run: the replays retrace its choices */
+    double h = r.h, hh = 0.25 * h * h, dummy = 0;
     double *la_ = buf, *lb = la_ + n, *lc = lb + n;   /* lambda = (la_, lb, lc) */
     double *v = lc + n, *Tt = v + 2 * n, *mu = Tt + (size_t)n * n, *gp = mu + n;
     mb_kin *kin = mb_mr_kin(x.mr);
     memset(grad, 0, (size_t)np * sizeof(double));
-    for (long k = N; k >= 0; --k) {
-        double t = k == N ? pr->t_end : pr->t0 + k * h;
-        const double *r = rec.x + (size_t)k * 2 * n;
-        const int *ind = rec.ind + (size_t)k * n;
-        int d = rec.dof[k];
-        /* The state again on its own independent coordinates (consistent as recorded), the kinematics factored there
-         * for the tangent model. */
-        if (mb_kin_set_independent(kin, ind, d)) {
-            rc = mb_fail(err, errlen, MB_ERR_ARG, "sens: restoring the independent coordinates at t = %g failed", t);
-            goto done;
-        }
-        memcpy(x.z, r, (size_t)n * sizeof(double));
-        memcpy(x.zd, r + n, (size_t)n * sizeof(double));
-        if ((rc = mb_kin_factor(kin, t, x.z, c->p, err, errlen)) ||
-            (rc = mb_mr_accel(x.mr, t, x.z, x.zd, c->u, c->p, x.zdd, err, errlen)))
-            goto done;
-        st->rhs_evals++;
-        /* The objective's partials at k, weighted as the DDM's quadrature, and the terminal term at N. */
-        if ((rc = sens_objective_partials(c, c->integrand, t, x.z, x.zd, x.zdd, (k == 0 || k == N) ? 0.5 * h : h, la_,
-                                          lb, lc, grad, err, errlen)) ||
-            (k == N && (rc = sens_objective_partials(c, c->terminal, t, x.z, x.zd, x.zdd, 1.0, la_, lb, lc, grad, err,
-                                                     errlen))))
-            goto done;
-        /* v = G_u' lambda and G_p' lambda~ (lambda~ = lambda at t0): by the tangent model's transpose, one pass each
-         * whatever d and np, with the model's matrices at the state evaluated once (a call without directions). */
-        if ((rc = mb_mrt_directions(x.tan, x.mr, t, x.z, x.zd, x.zdd, c->u, c->p, 0, -1, NULL, NULL, NULL, err,
-                                    errlen)) ||
-            (rc = mb_mrt_transpose(x.tan, x.mr, t, x.z, x.zd, x.zdd, c->u, c->p, la_, lb, lc, v, k == 0 ? gp : NULL,
-                                   err, errlen)))
-            goto done;
-        if (k > 0) {
-            /* mu = T^-T (h²/4 v_1 + h/2 v_2), with the T of the forward run's step k. */
-            const double *Tk = rec.T + (size_t)k * d * d;
-            for (int q = 0; q < d; ++q)
-                for (int s = 0; s < d; ++s) Tt[q + (size_t)s * d] = Tk[s + (size_t)q * d];
-            for (int q = 0; q < d; ++q) mu[q] = hh * v[q] + 0.5 * h * v[d + q];
-            if ((rc = mb_lu_factor(la, d, Tt, err, errlen)) || (rc = mb_lu_solve(la, d, Tt, 1, mu, err, errlen)))
-                goto done;
-            st->factorizations++;
-            for (int q = 0; q < d; ++q) lc[ind[q]] += mu[q];
-            if ((rc = mb_mrt_transpose(x.tan, x.mr, t, x.z, x.zd, x.zdd, c->u, c->p, la_, lb, lc, v, gp, err, errlen)))
-                goto done;
-        }
-        for (int j = 0; j < np; ++j) grad[j] += gp[j];
-        if (k == 0) {
-            /* t0: the initial sensitivities' independent rows (zero when the problem gives none). */
-            for (int j = 0; j < np; ++j)
-                for (int q = 0; q < d; ++q) {
-                    size_t ij = ind[q] + (size_t)j * n;
-                    grad[j] += (pr->z0_p ? v[q] * pr->z0_p[ij] : 0) + (pr->zd0_p ? v[d + q] * pr->zd0_p[ij] : 0);
+    for (long s = K - 1; s >= 0; --s) {
+        long k0 = s * L, k1 = k0 + L < N ? k0 + L : N;
+        if (s < K - 1) {
+            /* The segment again from its checkpoint (the first from the start, on the first step's choice). */
+            if (s == 0) {
+                if (mb_kin_set_independent(kin, cki, cki[n])) {
+                    rc = mb_fail(err, errlen, MB_ERR_ARG, "sens: restoring the independent coordinates at t0 failed");
+                    goto done;
                 }
-            break;
+                rc = trap_start(&r, z0, zd0, &dummy, NULL, err, errlen);
+            } else {
+                rc = trap_restore(&r, k0, ck + (size_t)s * 6 * nn, cki + (size_t)s * (nn + 2), err, errlen);
+            }
+            if (rc) goto done;
+            trap_keep(&r, &seg, 0, 0);
+            for (long k = k0 + 1; k <= k1; ++k) {
+                if ((rc = trap_step(&r, k, &dummy, NULL, err, errlen))) goto done;
+                trap_keep(&r, &seg, k - k0, 1);
+                st->recomputed_steps++;
+            }
         }
-        memset(la_, 0, 3 * (size_t)n * sizeof(double));
-        for (int q = 0; q < d; ++q) {
-            int i = ind[q];
-            double abar = v[q], bbar = v[d + q];
-            la_[i] = abar;
-            lb[i] = h * abar + bbar;
-            lc[i] = hh * abar + 0.5 * h * bbar;
+        for (long k = k1; k >= (s == 0 ? 0 : k0 + 1); --k) {
+            double t = trap_time(&r, k);
+            const double *rx = seg.x + (size_t)(k - k0) * 2 * n;
+            const int *ind = seg.ind + (size_t)(k - k0) * n;
+            int d = seg.dof[k - k0];
+            /* The state again on its own independent coordinates (consistent as recorded), the kinematics factored
+             * there for the tangent model. */
+            if (mb_kin_set_independent(kin, ind, d)) {
+                rc = mb_fail(err, errlen, MB_ERR_ARG, "sens: restoring the independent coordinates at t = %g failed", t);
+                goto done;
+            }
+            memcpy(x.z, rx, (size_t)n * sizeof(double));
+            memcpy(x.zd, rx + n, (size_t)n * sizeof(double));
+            if ((rc = mb_kin_factor(kin, t, x.z, c->p, err, errlen)) ||
+                (rc = mb_mr_accel(x.mr, t, x.z, x.zd, c->u, c->p, x.zdd, err, errlen)))
+                goto done;
+            st->rhs_evals++;
+            /* The objective's partials at k, weighted as the DDM's quadrature, and the terminal term at N. */
+            if ((rc = sens_objective_partials(c, c->integrand, t, x.z, x.zd, x.zdd, (k == 0 || k == N) ? 0.5 * h : h,
+                                              la_, lb, lc, grad, err, errlen)) ||
+                (k == N && (rc = sens_objective_partials(c, c->terminal, t, x.z, x.zd, x.zdd, 1.0, la_, lb, lc, grad,
+                                                         err, errlen))))
+                goto done;
+            /* v = G_u' lambda and G_p' lambda~ (lambda~ = lambda at t0): by the tangent model's transpose, one pass
+             * each whatever d and np, with the model's matrices at the state evaluated once (no directions). */
+            if ((rc = mb_mrt_directions(x.tan, x.mr, t, x.z, x.zd, x.zdd, c->u, c->p, 0, -1, NULL, NULL, NULL, err,
+                                        errlen)) ||
+                (rc = mb_mrt_transpose(x.tan, x.mr, t, x.z, x.zd, x.zdd, c->u, c->p, la_, lb, lc, v, k == 0 ? gp : NULL,
+                                       err, errlen)))
+                goto done;
+            if (k > 0) {
+                /* mu = T^-T (h²/4 v_1 + h/2 v_2), with the T of step k. */
+                const double *Tk = seg.T + (size_t)(k - k0) * d * d;
+                for (int q = 0; q < d; ++q)
+                    for (int s2 = 0; s2 < d; ++s2) Tt[q + (size_t)s2 * d] = Tk[s2 + (size_t)q * d];
+                for (int q = 0; q < d; ++q) mu[q] = hh * v[q] + 0.5 * h * v[d + q];
+                if ((rc = mb_lu_factor(la, d, Tt, err, errlen)) || (rc = mb_lu_solve(la, d, Tt, 1, mu, err, errlen)))
+                    goto done;
+                st->factorizations++;
+                for (int q = 0; q < d; ++q) lc[ind[q]] += mu[q];
+                if ((rc = mb_mrt_transpose(x.tan, x.mr, t, x.z, x.zd, x.zdd, c->u, c->p, la_, lb, lc, v, gp, err,
+                                           errlen)))
+                    goto done;
+            }
+            for (int j = 0; j < np; ++j) grad[j] += gp[j];
+            if (k == 0) {
+                /* t0: the initial sensitivities' independent rows (zero when the problem gives none). */
+                for (int j = 0; j < np; ++j)
+                    for (int q = 0; q < d; ++q) {
+                        size_t ij = ind[q] + (size_t)j * n;
+                        grad[j] += (pr->z0_p ? v[q] * pr->z0_p[ij] : 0) + (pr->zd0_p ? v[d + q] * pr->zd0_p[ij] : 0);
+                    }
+                break;
+            }
+            memset(la_, 0, 3 * (size_t)n * sizeof(double));
+            for (int q = 0; q < d; ++q) {
+                int i = ind[q];
+                double abar = v[q], bbar = v[d + q];
+                la_[i] = abar;
+                lb[i] = h * abar + bbar;
+                lc[i] = hh * abar + 0.5 * h * bbar;
+            }
         }
     }
 done:
-    free(rec.x);
-    free(rec.ind);
-    free(rec.dof);
-    free(rec.T);
+    st->rhs_evals += r.ist.rhs_evals;
+    trap_close(&r);
+    free(ck);
+    free(cki);
+    free(seg.x);
+    free(seg.T);
+    free(seg.ind);
+    free(seg.dof);
     free(buf);
     mb_linalg_free(la);
     mr_free(&x);
@@ -676,32 +813,43 @@ static int mr_step(mr_ctx *x, double t, double h, const double *y, double *ynew,
  * starts the next step (first same as last), so the map from one accepted state to the next has six. Every step is
  * stored (2n + 1 doubles a step; dopri5 takes few), and a re-choice of the independent coordinates stops the run. */
 struct dp_record {
-    long count, cap;
+    long count, cap;          /* accepted steps; room in t and h */
     int ny;
-    double *t, *h, *y;                    /* count each; y: count x ny */
+    double *t, *h;            /* count each: every step's start and size */
+    double *y;                /* kmax x ny: the start of every L-th step */
+    long L, kmax;             /* checkpoints' spacing (a power of 2) and room (even) */
     int failed;
 };
 
+/* Every accepted step's start and size, and its start state every L steps; when the room for those is full, every
+ * other one goes and L doubles, so that a run of unknown length keeps between kmax/2 and kmax of them. */
 static void dp_record_step(void *ctx, double t, double h, const double *y) {
     struct dp_record *r = ((mr_ctx *)ctx)->steps;
+    size_t ny = (size_t)r->ny;
     if (r->failed) return;
     if (r->count == r->cap) {
         long cap = r->cap ? 2 * r->cap : 256;
         double *nt = realloc(r->t, (size_t)cap * sizeof(double));
         double *nh = nt ? realloc(r->h, (size_t)cap * sizeof(double)) : NULL;
         if (nt) r->t = nt;
-        if (nh) r->h = nh;
-        double *ny = nh ? realloc(r->y, (size_t)cap * r->ny * sizeof(double)) : NULL;
-        if (!ny) {
+        if (!nh) {
             r->failed = 1;
             return;
         }
-        r->y = ny;
+        r->h = nh;
         r->cap = cap;
     }
     r->t[r->count] = t;
     r->h[r->count] = h;
-    memcpy(r->y + (size_t)r->count * r->ny, y, (size_t)r->ny * sizeof(double));
+    if (r->count % r->L == 0) {
+        long i = r->count / r->L;
+        if (i == r->kmax) {
+            for (long j = 1; 2 * j < r->kmax; ++j) memcpy(r->y + (size_t)j * ny, r->y + (size_t)(2 * j) * ny, ny * sizeof(double));
+            r->L *= 2;
+            i = r->kmax / 2;
+        }
+        memcpy(r->y + (size_t)i * ny, y, ny * sizeof(double));
+    }
     r->count++;
 }
 
@@ -718,6 +866,38 @@ static const double DP_A[6][5] = {
 static const double DP_B[6] = {35.0 / 384, 0, 500.0 / 1113, 125.0 / 192, -2187.0 / 6784, 11.0 / 84};
 static const double DP_C[6] = {0, 1.0 / 5, 3.0 / 10, 4.0 / 5, 8.0 / 9, 1};
 
+/* The six stages of the step of size h from y at t (states Y and derivatives K, 6 x ny each) and, with yn, its end,
+ * in integrate_dopri5.c's own order of operations, so that a replay reaches its states to the last bit. */
+static int dp_stages(mr_ctx *x, double t, double h, const double *y, int ny, double *Y, double *K, double *yn,
+                     char *err, size_t errlen) {
+    for (int i = 0; i < 6; ++i) {
+        double *Yi = Y + (size_t)i * ny;
+        for (int r = 0; r < ny; ++r) {
+            if (i == 1) {
+                Yi[r] = y[r] + h * DP_A[1][0] * K[r];
+                continue;
+            }
+            double s = 0;
+            for (int j = 0; j < i; ++j) s += DP_A[i][j] * K[r + (size_t)j * ny];
+            Yi[r] = y[r] + h * s;
+        }
+        x->ns = 0;
+        int rc = mr_eval(x, t + DP_C[i] * h, Yi, K + (size_t)i * ny, err, errlen);
+        if (rc) return rc;
+    }
+    if (yn)
+        for (int r = 0; r < ny; ++r)
+            yn[r] = y[r] + h * (DP_B[0] * K[r] + DP_B[2] * K[r + 2 * (size_t)ny] + DP_B[3] * K[r + 3 * (size_t)ny] +
+                                DP_B[4] * K[r + 4 * (size_t)ny] + DP_B[5] * K[r + 5 * (size_t)ny]);
+    return MB_OK;
+}
+
+/* ---- AVM on dopri5 for closed loops: the adjoint of the accepted steps, their sizes held ----
+ * The forward run keeps every accepted step's start and size, and its start state every L steps (L = 1 while
+ * kmax of them fit: the options' checkpoints, or what MB_SENS_TRAP_MEMORY holds; beyond, every other one goes and
+ * L doubles). Backward, segment by segment, the states between two kept ones are stepped again from the first with
+ * the recorded sizes (to the same bits), then each step's stages are evaluated again and their adjoints run with
+ * one pass of the tangent model's transpose each. */
 static int avm_dopri5_mr(sens_ctx *c, const mb_sens_problem *pr, const mb_sens_options *o, const double *z0,
                          const double *zd0, double *psi, double *grad, mb_sens_stats *st, char *err, size_t errlen) {
     int n = c->n, n2 = 2 * n, ny = n2 + 1, np = c->m->np, rc;
@@ -725,18 +905,21 @@ static int avm_dopri5_mr(sens_ctx *c, const mb_sens_problem *pr, const mb_sens_o
         return mb_fail(err, errlen, MB_ERR_ARG, "sens: the closed-loop AVM on dopri5 does not cross a re-choice of the "
                        "independent coordinates (--allow-reselection): take rk4 or the trapezoidal rule");
     mr_ctx x;
-    struct dp_record rec = {0, 0, ny, NULL, NULL, NULL, 0};
+    long kmax = o->checkpoints > 0 ? o->checkpoints : (long)(MB_SENS_TRAP_MEMORY / ((size_t)ny * sizeof(double)));
+    kmax = kmax < 2 ? 2 : kmax + kmax % 2;
+    struct dp_record rec = {0, 0, ny, NULL, NULL, calloc((size_t)kmax * ny, sizeof(double)), 1, kmax, 0};
     mr_adj A = {&x, n, np, 0, NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL};
     double *y = calloc((size_t)ny, sizeof(double)), *Y = calloc(6 * (size_t)ny, sizeof(double));
     double *K = calloc(6 * (size_t)ny, sizeof(double)), *Yb = calloc(6 * (size_t)n2, sizeof(double));
     double *lam = calloc((size_t)n2, sizeof(double)), *kbar = calloc((size_t)n2, sizeof(double));
+    double *seg = NULL;
     mb_stats ist = {0};
     A.col = calloc((size_t)n2, sizeof(int));
     A.gp = calloc((size_t)(np > 0 ? np : 1), sizeof(double));
     A.l = calloc(3 * (size_t)n, sizeof(double));
     A.gu = calloc((size_t)n2, sizeof(double));
     if ((rc = mr_init(&x, c, o, 1, err, errlen))) goto done;
-    if (!y || !Y || !K || !Yb || !lam || !kbar || !A.col || !A.gp || !A.l || !A.gu) {
+    if (!rec.y || !y || !Y || !K || !Yb || !lam || !kbar || !A.col || !A.gp || !A.l || !A.gu) {
         rc = mb_fail(err, errlen, MB_ERR_ALLOC, "sens: out of memory (closed-loop adjoint)");
         goto done;
     }
@@ -747,17 +930,22 @@ static int avm_dopri5_mr(sens_ctx *c, const mb_sens_problem *pr, const mb_sens_o
     mb_kin_prefer(kin, zd0);
     memcpy(y, z0, (size_t)n * sizeof(double));
     memcpy(y + n, zd0, (size_t)n * sizeof(double));
-    /* Forward: [z; zd; psi] under the error control, every accepted step kept. */
+    /* Forward: [z; zd; psi] under the error control. */
     if ((rc = sens_integrate(o, mr_rhs, &x, NULL, dp_record_step, pr->t0, pr->t_end, y, ny, &ist, err, errlen)))
         goto done;
     if (rec.failed) {
-        rc = mb_fail(err, errlen, MB_ERR_ALLOC, "sens: out of memory (the adjoint keeps %ld steps of %d values)",
-                     rec.count, ny);
+        rc = mb_fail(err, errlen, MB_ERR_ALLOC, "sens: out of memory (the adjoint keeps the sizes of %ld steps)",
+                     rec.count);
         goto done;
     }
     *psi = y[n2];
+    long L = rec.L, nck = (rec.count + L - 1) / L;
     st->steps = rec.count;
-    st->stored_states = rec.count;
+    st->stored_states = nck + L;
+    if (!(seg = calloc((size_t)L * ny, sizeof(double)))) {
+        rc = mb_fail(err, errlen, MB_ERR_ALLOC, "sens: out of memory (a segment of %ld steps)", L);
+        goto done;
+    }
     memset(grad, 0, (size_t)np * sizeof(double));
     if (c->terminal) {
         if ((rc = mr_vjp(&A, pr->t_end, y, c->terminal, 1.0, NULL, lam, grad, err, errlen))) goto done;
@@ -766,32 +954,33 @@ static int avm_dopri5_mr(sens_ctx *c, const mb_sens_problem *pr, const mb_sens_o
             (rc = mr_objective(&x, c->terminal, pr->t_end, 1.0, psi, NULL, err, errlen)))
             goto done;
     }
-    /* Backward over the accepted steps: the stages again from the step's start, then their adjoints. */
-    for (long k = rec.count - 1; k >= 0; --k) {
-        double t = rec.t[k], h = rec.h[k];
-        const double *yk = rec.y + (size_t)k * ny;
-        for (int i = 0; i < 6; ++i) {
-            double *Yi = Y + (size_t)i * ny;
-            for (int r = 0; r < ny; ++r) {
-                double s = 0;
-                for (int j = 0; j < i; ++j) s += DP_A[i][j] * K[r + (size_t)j * ny];
-                Yi[r] = yk[r] + h * s;
-            }
-            x.ns = 0;
-            if ((rc = mr_eval(&x, t + DP_C[i] * h, Yi, K + (size_t)i * ny, err, errlen))) goto done;
-        }
-        for (int i = 5; i >= 0; --i) {
-            for (int r = 0; r < n2; ++r) {
-                double s = DP_B[i] * lam[r];
-                for (int l = i + 1; l < 6; ++l) s += DP_A[l][i] * Yb[r + (size_t)l * n2];
-                kbar[r] = h * s;
-            }
-            if ((rc = mr_vjp(&A, t + DP_C[i] * h, Y + (size_t)i * ny, c->integrand, h * DP_B[i], kbar,
-                             Yb + (size_t)i * n2, grad, err, errlen)))
+    for (long s = nck - 1; s >= 0; --s) {
+        long k0 = s * L, k1 = k0 + L < rec.count ? k0 + L : rec.count;
+        /* The segment's start states again from its checkpoint, with the recorded sizes. */
+        memcpy(seg, rec.y + (size_t)s * ny, (size_t)ny * sizeof(double));
+        for (long k = k0; k + 1 < k1; ++k) {
+            if ((rc = dp_stages(&x, rec.t[k], rec.h[k], seg + (size_t)(k - k0) * ny, ny, Y, K,
+                                seg + (size_t)(k + 1 - k0) * ny, err, errlen)))
                 goto done;
+            st->recomputed_steps++;
         }
-        for (int i = 0; i < 6; ++i)
-            for (int r = 0; r < n2; ++r) lam[r] += Yb[r + (size_t)i * n2];
+        /* Backward over its steps: the stages again from the step's start, then their adjoints. */
+        for (long k = k1 - 1; k >= k0; --k) {
+            double t = rec.t[k], h = rec.h[k];
+            if ((rc = dp_stages(&x, t, h, seg + (size_t)(k - k0) * ny, ny, Y, K, NULL, err, errlen))) goto done;
+            for (int i = 5; i >= 0; --i) {
+                for (int r = 0; r < n2; ++r) {
+                    double sum = DP_B[i] * lam[r];
+                    for (int l = i + 1; l < 6; ++l) sum += DP_A[l][i] * Yb[r + (size_t)l * n2];
+                    kbar[r] = h * sum;
+                }
+                if ((rc = mr_vjp(&A, t + DP_C[i] * h, Y + (size_t)i * ny, c->integrand, h * DP_B[i], kbar,
+                                 Yb + (size_t)i * n2, grad, err, errlen)))
+                    goto done;
+            }
+            for (int i = 0; i < 6; ++i)
+                for (int r = 0; r < n2; ++r) lam[r] += Yb[r + (size_t)i * n2];
+        }
     }
     boundary_term(pr, lam, n, np, grad);
 done:
@@ -800,6 +989,7 @@ done:
     free(rec.t);
     free(rec.h);
     free(rec.y);
+    free(seg);
     free(y);
     free(Y);
     free(K);

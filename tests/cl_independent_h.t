@@ -115,6 +115,12 @@ for _, obj in ipairs { "psi1", "psi2", "psi3" } do
     local oka, _, a = H.sens(base .. " --integrator trapezoidal --method avm")
     w, at = worst(a, d, "grad.", "grad.", P)
     tap.ok(oka and a.psi == d.psi and w < 1e-10, string.format("%s: trapezoidal AVM = DDM (worst %.2g at %s)", obj, w, tostring(at)))
+    -- 5000 steps in 50 checkpoints (101 steps held at a time, each taken again once): the gradient to the bit.
+    local okc, _, ac = H.sens(base .. " --integrator trapezoidal --method avm --checkpoints 50")
+    local same = okc and ac.psi == a.psi and a.recomputed_steps == 0 and ac.stored_states == 50 + 100 + 1
+    for _, n in ipairs(P) do same = same and ac["grad." .. n] == a["grad." .. n] end
+    tap.ok(same, string.format("%s: trapezoidal AVM with 50 checkpoints = every step kept, to the bit (%s states, %s "
+      .. "steps taken again)", obj, tostring(ac.stored_states), tostring(ac.recomputed_steps)))
     local okr, _, r = H.sens(base .. " --integrator rk4")
     local okq, _, q = H.sens(base .. " --integrator rk4 --method avm")
     w, at = worst(q, r, "grad.", "grad.", P)

@@ -42,14 +42,22 @@ for _, obj in ipairs { "psi1", "psi2", "psi3" } do
   local base = "models/fivebar.lua --cflags -O0 --t-end 0.1 --integrator dopri5 --tolerance 1e-10 --objective " .. obj
   local okd, outd, dd, dn = sens(base)
   local oka, outa, da = sens(base .. " --method avm --fd 1e-6")
-  if tap.ok(okd and oka and #dn == 5 and da.stored_states == da.steps, "fivebar " .. obj .. ": AVM on dopri5 runs, "
-    .. "every accepted step kept") then
+  if tap.ok(okd and oka and #dn == 5 and da.stored_states == da.steps + 1 and da.recomputed_steps == 0, "fivebar " .. obj
+    .. ": AVM on dopri5 runs, every accepted step kept") then
     local w, at = worst(da, dd, "grad.", "grad.", dn)
     tap.ok(w < 1e-6, string.format("fivebar %s: AVM (dopri5) = DDM (dopri5) to the tolerance (worst %.2g at %s)", obj, w,
       tostring(at)))
     w, at = worst(da, da, "grad.", "fd.", dn)
     tap.ok(w < 1e-6, string.format("fivebar %s: AVM (dopri5) = central differences of whole runs (worst %.2g at %s)", obj,
       w, tostring(at)))
+    -- Four checkpoints: the states between them stepped again with the recorded sizes, to the same bits.
+    local okc, outc, dc = sens(base .. " --method avm --checkpoints 4")
+    local same = okc and dc.psi == da.psi
+    for _, name in ipairs(dn) do same = same and dc["grad." .. name] == da["grad." .. name] end
+    tap.ok(same and dc.recomputed_steps > 0 and dc.stored_states < da.stored_states, string.format("fivebar %s: AVM "
+      .. "(dopri5) with 4 checkpoints: the same gradient to the bit, %d states kept instead of %d, %d steps taken again",
+      obj, dc.stored_states or -1, da.stored_states, dc.recomputed_steps or -1))
+    if not okc then tap.diag(outc) end
   else
     tap.diag(outd .. outa)
   end
@@ -124,6 +132,21 @@ if okt4 then
     w, at = worst(ta, ft, "grad.", "grad.", ftn)
     tap.ok(ta.psi == ft.psi and w < 1e-12, string.format("fourbar_spatial, trapezoidal: AVM = DDM (worst %.2g at %s)", w,
       tostring(at)))
+    -- Every step fits in memory, so by default nothing is replayed; with K checkpoints the segments between them are
+    -- stepped again from the integrator's state there (a re-choice among them), to the same bits.
+    tap.ok(ta.recomputed_steps == 0 and ta.stored_states == 201, "fourbar_spatial, trapezoidal AVM: every step "
+      .. "kept by default, none taken again")
+    for _, k in ipairs { 1, 7, 40 } do
+      local okk, outk, tk = sens("models/fourbar_spatial.lua --cflags -O0 --t-end 2 --allow-reselection --method avm "
+        .. "--integrator trapezoidal --checkpoints " .. k)
+      local same = okk and tk.psi == ta.psi
+      for _, name in ipairs(ftn) do same = same and tk["grad." .. name] == ta["grad." .. name] end
+      local L = math.ceil(200 / k)
+      tap.ok(same and tk.stored_states == (k > 1 and math.ceil(200 / L) or 0) + L + 1 and (k == 1) == (tk.recomputed_steps == 0),
+        string.format("fourbar_spatial, trapezoidal AVM with %d checkpoints: the same gradient to the bit, %s states "
+        .. "kept, %s steps taken again", k, tostring(tk.stored_states), tostring(tk.recomputed_steps)))
+      if not okk then tap.diag(outk) end
+    end
   end
 end
 local ok3, out3, fb, fnames = sens("models/fourbar_spatial.lua --cflags -O0 --t-end 2 --fd 1e-6 --integrator rk4 --allow-reselection")
