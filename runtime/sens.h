@@ -86,6 +86,11 @@ typedef struct {
                                  trapezoidal rule: every step while they fit in MB_SENS_TRAP_MEMORY, no replay) */
     int psi_only;             /* 1: psi alone, the same discretization without sensitivities (for
                                  finite differences of whole simulations); grad is left untouched */
+    /* Told how far the run is, phase "forward" (the motion, and the DDM's sensitivities with it) or "adjoint" (the
+     * backward sweep and its replays), fraction in [0, 1] of that phase: at every right-hand side or step, so it
+     * should return at once most of the time (mbsens draws a bar at most 10 times a second). NULL: none. */
+    void (*progress)(void *ctx, const char *phase, double fraction);
+    void *progress_ctx;
     mb_sens_kernel kernel;    /* open-tree DDM: see mb_sens_kernel (default auto) */
     int allow_reselection;    /* closed loops: 0 (default): a re-choice of the independent coordinates during the
                                  run stops it with MB_ERR_SINGULAR naming the time and the coordinates, since psi
@@ -105,6 +110,7 @@ typedef struct {
     long stored_states;       /* AVM: the most (z, zd, zdd) triples held at once */
     mb_sens_kernel kernel;    /* open-tree DDM: the kernel that ran (recursive or jacobian); auto otherwise */
     long reselections;        /* closed loops: re-choices of the independent coordinates during the run */
+    double seconds_forward;   /* AVM: wall seconds of its forward run (the motion alone, on the same steps) */
 } mb_sens_stats;
 
 /* t0 = 0, t_end = m->simulate.t_end, objective 0, the model's p, z0, zd0; m may be NULL. */

@@ -143,9 +143,11 @@ int mb_sens_avm(const mb_sens_problem *pr, const mb_sens_options *o, double *psi
     const double *zs = pr->z0 ? pr->z0 : m->z0, *zds = pr->zd0 ? pr->zd0 : m->zd0;
     if (zs) memcpy(x, zs, (size_t)n * sizeof(double));
     if (zds) memcpy(x + n, zds, (size_t)n * sizeof(double));
+    double w0 = sens_now();
     if ((rc = sens_accel(&c, pr->t0, x, x + n, x + 2 * n, err, errlen))) goto done;
     *psi = 0;
     for (long k = 0; k <= N; ++k) {
+        sens_progress(o, "forward", time_of(&a, k), pr->t0, pr->t_end);
         if (k > 0) {
             if ((rc = sens_trap_step(&c, time_of(&a, k), a.h, x, x + n, x + 2 * n, x1, x1 + n, x1 + 2 * n, err,
                                      errlen)))
@@ -164,9 +166,11 @@ int mb_sens_avm(const mb_sens_problem *pr, const mb_sens_options *o, double *psi
     }
 
     /* Backward, segment by segment: recompute its states from the checkpoint, then sweep them. */
+    st->seconds_forward = sens_now() - w0;
     memset(grad, 0, (size_t)np * sizeof(double));
     for (long s = K - 1; s >= 0; --s) {
         long start = s * L, end = start + L < N ? start + L : N;
+        sens_progress(o, "adjoint", pr->t0 + pr->t_end - time_of(&a, end), pr->t0, pr->t_end);
         memcpy(seg, ck + (size_t)s * x3, x3 * sizeof(double));
         for (long k = start + 1; k <= end; ++k) {
             double *xp = seg + (size_t)(k - 1 - start) * x3, *xk = xp + x3;

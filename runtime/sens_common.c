@@ -1,7 +1,9 @@
 /* sens_common.c: model evaluations, objective partials and the trapezoidal step shared by the DDM and AVM. */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "mb_work.h"
 #include "sens_common.h"
@@ -245,15 +247,43 @@ int sens_trap_step(sens_ctx *c, double t1, double h, const double *z0, const dou
                    c->newton_max_iter, t1);
 }
 
+void sens_progress(const mb_sens_options *o, const char *phase, double t, double t0, double t_end) {
+    if (o->progress) o->progress(o->progress_ctx, phase, t_end > t0 ? (t - t0) / (t_end - t0) : 1);
+}
+
+double sens_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+/* The right-hand side with the progress told at every evaluation. */
+typedef struct {
+    mb_ode_fn *f;
+    void *ctx;
+    const mb_sens_options *o;
+    double t0, t_end;
+} rhs_told;
+
+static int rhs_telling(void *ctx, double t, const double *y, double *f, char *err, size_t errlen) {
+    rhs_told *r = ctx;
+    sens_progress(r->o, "forward", t, r->t0, r->t_end);
+    return r->f(r->ctx, t, y, f, err, errlen);
+}
+
 int sens_integrate(const mb_sens_options *o, mb_ode_fn *f, void *ctx, mb_stage_hook *hook, mb_step_hook *steps,
                    double t0, double t_end, double *y, int ny, mb_stats *ist, char *err, size_t errlen) {
     int rc;
     double t = t0;
+    /* The hooks keep the caller's context; only f goes through the teller. */
+    rhs_told told = {f, ctx, o, t0, t_end};
+    void *fctx = ctx;
+    if (o->progress) f = rhs_telling, fctx = &told;
     if (o->integrator == MB_INTEGRATOR_RK4) {
         mb_rk4 *rk = mb_rk4_create(ny, err, errlen);
         if (!rk) return MB_ERR_ALLOC;
         if (hook) mb_rk4_set_stage_hook(rk, hook, ctx);
-        rc = mb_rk4_advance(rk, f, ctx, &t, y, t_end, o->step, o->max_steps, ist, err, errlen);
+        rc = mb_rk4_advance(rk, f, fctx, &t, y, t_end, o->step, o->max_steps, ist, err, errlen);
         mb_rk4_free(rk);
         return rc;
     }
@@ -267,7 +297,8 @@ int sens_integrate(const mb_sens_options *o, mb_ode_fn *f, void *ctx, mb_stage_h
     mb_dopri5 *dp = mb_dopri5_create(ny, &dop, err, errlen);
     if (!dp) return MB_ERR_ALLOC;
     if (steps) mb_dopri5_set_step_hook(dp, steps, ctx);
-    if (!(rc = mb_dopri5_reset(dp, f, ctx, t, y, ist, err, errlen))) rc = mb_dopri5_advance(dp, f, ctx, t_end, y, ist, err, errlen);
+    if (!(rc = mb_dopri5_reset(dp, f, fctx, t, y, ist, err, errlen)))
+        rc = mb_dopri5_advance(dp, f, fctx, t_end, y, ist, err, errlen);
     mb_dopri5_free(dp);
     return rc;
 }

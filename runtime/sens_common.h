@@ -51,6 +51,11 @@ int sens_jacobians(sens_ctx *c, double t, const double *z, const double *zd, con
 /* y (ny values) from t0 to t_end with o's rk4 or dopri5 (the integrator objects live inside this call); rk4 tells
  * hook (when not NULL) each stage, as mb_rk4_set_stage_hook does, and dopri5 tells steps (when not NULL) every accepted
  * step, as mb_dopri5_set_step_hook does. */
+/* o->progress, if any, at time t of [t0, t_end] (phase "forward" or "adjoint"). */
+void sens_progress(const mb_sens_options *o, const char *phase, double t, double t0, double t_end);
+/* Wall-clock seconds (CLOCK_MONOTONIC). */
+double sens_now(void);
+
 int sens_integrate(const mb_sens_options *o, mb_ode_fn *f, void *ctx, mb_stage_hook *hook, mb_step_hook *steps,
                    double t0, double t_end, double *y, int ny, mb_stats *ist, char *err, size_t errlen);
 int sens_accel(sens_ctx *c, double t, const double *z, const double *zd, double *zdd, char *err, size_t errlen);

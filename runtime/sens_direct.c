@@ -143,6 +143,7 @@ static int ddm_trapezoidal(sens_ctx *c, const mb_sens_problem *pr, const mb_sens
     if ((rc = sens_accel(c, pr->t0, z, zd, zdd, err, errlen))) goto done;
     for (long k = 0; k <= N; ++k) {
         double t = k == N ? pr->t_end : pr->t0 + k * h;
+        sens_progress(o, "forward", t, pr->t0, pr->t_end);
         if (k > 0) {
             for (size_t i = 0; i < nS; ++i) {
                 A[i] = S[i] + h * Sd[i] + 0.25 * h * h * Sdd[i];

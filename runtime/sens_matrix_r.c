@@ -341,6 +341,7 @@ static int ddm_trapezoidal_mr(mr_ctx *x, const mb_sens_problem *pr, const mb_sen
     int rc = trap_open(&r, x, pr, o, np, err, errlen);
     if (!rc) rc = trap_start(&r, z0, zd0, psi, grad, err, errlen);
     for (long k = 1; !rc && k <= r.N; ++k) {
+        sens_progress(o, "forward", trap_time(&r, k - 1), pr->t0, pr->t_end);
         rc = trap_step(&r, k, psi, grad, err, errlen);
         st->steps += !rc;
     }
@@ -487,6 +488,7 @@ static int avm_trapezoidal_mr(sens_ctx *c, const mb_sens_problem *pr, const mb_s
     x.allow_reselection = o->allow_reselection;
     x.ns = 0;
     *psi = 0;
+    double w0 = sens_now();
     if ((rc = trap_open(&r, &x, pr, o, 0, err, errlen)) || (rc = trap_start(&r, z0, zd0, psi, NULL, err, errlen)))
         goto done;
     long N = r.N;
@@ -516,6 +518,7 @@ static int avm_trapezoidal_mr(sens_ctx *c, const mb_sens_problem *pr, const mb_s
     trap_save(&r, ck, cki);
     if (last == 0) trap_keep(&r, &seg, 0, 0);
     for (long k = 1; k <= N; ++k) {
+        sens_progress(o, "forward", trap_time(&r, k - 1), pr->t0, pr->t_end);
         if ((rc = trap_step(&r, k, psi, NULL, err, errlen))) goto done;
         st->steps++;
         if (k % L == 0 && k / L < K) trap_save(&r, ck + (size_t)(k / L) * 6 * nn, cki + (size_t)(k / L) * (nn + 2));
@@ -523,6 +526,7 @@ static int avm_trapezoidal_mr(sens_ctx *c, const mb_sens_problem *pr, const mb_s
     }
     if (c->terminal && (rc = mr_objective(&x, c->terminal, pr->t_end, 1.0, psi, NULL, err, errlen))) goto done;
     st->reselections = x.reselections;   /* of the forward run: the replays retrace its choices */
+    st->seconds_forward = sens_now() - w0;
     double h = r.h, hh = 0.25 * h * h, dummy = 0;
     double *la_ = buf, *lb = la_ + n, *lc = lb + n;   /* lambda = (la_, lb, lc) */
     double *v = lc + n, *Tt = v + 2 * n, *mu = Tt + (size_t)n * n, *gp = mu + n;
@@ -530,6 +534,7 @@ static int avm_trapezoidal_mr(sens_ctx *c, const mb_sens_problem *pr, const mb_s
     memset(grad, 0, (size_t)np * sizeof(double));
     for (long s = K - 1; s >= 0; --s) {
         long k0 = s * L, k1 = k0 + L < N ? k0 + L : N;
+        sens_progress(o, "adjoint", pr->t0 + pr->t_end - trap_time(&r, k1), pr->t0, pr->t_end);
         if (s < K - 1) {
             /* The segment again from its checkpoint (the first from the start, on the first step's choice). */
             if (s == 0) {
@@ -931,8 +936,10 @@ static int avm_dopri5_mr(sens_ctx *c, const mb_sens_problem *pr, const mb_sens_o
     memcpy(y, z0, (size_t)n * sizeof(double));
     memcpy(y + n, zd0, (size_t)n * sizeof(double));
     /* Forward: [z; zd; psi] under the error control. */
+    double w0 = sens_now();
     if ((rc = sens_integrate(o, mr_rhs, &x, NULL, dp_record_step, pr->t0, pr->t_end, y, ny, &ist, err, errlen)))
         goto done;
+    st->seconds_forward = sens_now() - w0;
     if (rec.failed) {
         rc = mb_fail(err, errlen, MB_ERR_ALLOC, "sens: out of memory (the adjoint keeps the sizes of %ld steps)",
                      rec.count);
@@ -967,6 +974,7 @@ static int avm_dopri5_mr(sens_ctx *c, const mb_sens_problem *pr, const mb_sens_o
         /* Backward over its steps: the stages again from the step's start, then their adjoints. */
         for (long k = k1 - 1; k >= k0; --k) {
             double t = rec.t[k], h = rec.h[k];
+            sens_progress(o, "adjoint", pr->t0 + pr->t_end - t - h, pr->t0, pr->t_end);
             if ((rc = dp_stages(&x, t, h, seg + (size_t)(k - k0) * ny, ny, Y, K, NULL, err, errlen))) goto done;
             for (int i = 5; i >= 0; --i) {
                 for (int r = 0; r < n2; ++r) {
@@ -1074,6 +1082,7 @@ int mb_sens_avm_mr(sens_ctx *c, const mb_sens_problem *pr, const mb_sens_options
     mb_kin_prefer(kin, zd0);
 
     /* Forward: psi, a checkpoint at the start of every segment. */
+    double w0 = sens_now();
     memcpy(seg, z0, (size_t)n * sizeof(double));
     memcpy(seg + n, zd0, (size_t)n * sizeof(double));
     *psi = 0;
@@ -1082,6 +1091,7 @@ int mb_sens_avm_mr(sens_ctx *c, const mb_sens_problem *pr, const mb_sens_options
     x.ns = 0;
     if ((rc = mr_eval(&x, pr->t0, seg, NULL, err, errlen))) goto done;
     for (long s = 0; s < N; ++s) {
+        sens_progress(o, "forward", pr->t0 + s * h, pr->t0, pr->t_end);
         if (s % L == 0) memcpy(ck + (size_t)(s / L) * n2, seg, (size_t)n2 * sizeof(double));
         if (s % L == 0)
             memcpy(cks + (size_t)(s / L) * n2, mb_kin_independent(kin), (size_t)mb_kin_dof(kin) * sizeof(int));
@@ -1092,6 +1102,7 @@ int mb_sens_avm_mr(sens_ctx *c, const mb_sens_problem *pr, const mb_sens_options
         st->steps++;
     }
     st->reselections = x.reselections;   /* of the forward run: the replays retrace its choices */
+    st->seconds_forward = sens_now() - w0;
     /* The adjoint lives in full coordinates y = [z; zd]; f reads only the independent entries of its
      * point, so the other entries of lambda stay zero there. */
     double *lam = vec, *ysum = vec + n2, *ybar = vec + 2 * n2, *kbar = vec + 3 * n2;
@@ -1115,6 +1126,7 @@ int mb_sens_avm_mr(sens_ctx *c, const mb_sens_problem *pr, const mb_sens_options
     const double cnext[4] = {0.5 * h, 0.5 * h, h, 0};
     for (long s = K - 1; s >= 0; --s) {
         long start = s * L, end = start + L < N ? start + L : N;
+        sens_progress(o, "adjoint", pr->t0 + pr->t_end - (pr->t0 + end * h), pr->t0, pr->t_end);
         memcpy(seg, ck + (size_t)s * n2, (size_t)n2 * sizeof(double));
         double dummy = 0;
         int dof = mb_kin_dof(kin);

@@ -179,4 +179,30 @@ for _, k in ipairs { 0, 1, 7 } do
     tap.ok(w < 1e-9, string.format("fourbar_spatial: AVM (K = %d) = DDM (worst %.2g at %s)", k, w, tostring(at)))
   end
 end
+-- The summary's cost split: the motion alone on the same steps (one more run for the DDM with --split; the AVM's
+-- own forward run), and its share; and the progress bar on a terminal (script(1) gives the driver one), drawn at
+-- once here (MBSENS_PROGRESS_AFTER=0), through both phases of an adjoint.
+do
+  local base = "models/fivebar.lua --cflags -O0 --t-end 0.1 --integrator trapezoidal --objective psi2"
+  local okd, outd, d = sens(base .. " --split")
+  local oka, outa, a = sens(base .. " --method avm")
+  local _, _, n = sens(base)
+  tap.ok(okd and d.seconds_dynamics and d.seconds_dynamics > 0 and d.sensitivity_share >= 0 and d.sensitivity_share < 1
+    and n.seconds_dynamics == nil, string.format("DDM --split: the motion alone %s s of %s s (share %s); without it, no "
+    .. "split", tostring(d.seconds_dynamics), tostring(d.seconds), tostring(d.sensitivity_share)))
+  tap.ok(oka and a.seconds_dynamics and a.seconds_dynamics > 0 and a.seconds_dynamics < a.seconds,
+    string.format("AVM: its forward run %s s of %s s", tostring(a.seconds_dynamics), tostring(a.seconds)))
+  if not (okd and oka) then tap.diag(outd .. outa) end
+  local exe = H.root .. "build/sens/models/fivebar/mbsens"
+  if H.sh("command -v script >/dev/null") then
+    local _, bar = H.sh(string.format("MBSENS_PROGRESS_AFTER=0 script -qec \"'%s' --t-end 0.1 --integrator trapezoidal "
+      .. "--method avm --objective psi2\" /dev/null", exe))
+    tap.ok(bar:find("%] +%d+%%  forward") and bar:find("%] +%d+%%  adjoint"), "a terminal shows the progress bar, "
+      .. "forward then adjoint")
+  else
+    tap.ok(true, "# SKIP script(1) is not installed: no terminal to draw the progress bar on")
+  end
+  local _, piped = H.sh(string.format("(MBSENS_PROGRESS_AFTER=0 '%s' --t-end 0.1 --objective psi2 2>&1 >/dev/null)", exe))
+  tap.ok(piped == "", "no bar when stderr is not a terminal")
+end
 tap.done_testing()

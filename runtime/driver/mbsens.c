@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "mb_model.h"
 #include "sens.h"
@@ -49,7 +50,9 @@ static void usage(FILE *f, const char *prog) {
             "                        the start's dependence on p (default: the independent coordinates are held)\n"
             "  --allow-reselection   closed loops: carry on through a re-choice of the independent coordinates\n"
             "                        (default: stop there, since psi is not differentiable across it in general)\n"
-            "  --repeat N            run N times and report the mean time (benchmarks)\n",
+            "  --repeat N            run N times and report the mean time (benchmarks)\n"
+            "  --split               DDM: time the motion alone too (one more run, psi only) and print\n"
+            "                        seconds_dynamics and sensitivity_share (the AVM prints them from its forward run)\n",
             prog);
 }
 
@@ -57,6 +60,29 @@ static double now(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+/* A progress bar on stderr (a terminal): from 2 s into the run, at most 10 times a second; the clock is read every
+ * 64 calls, since a call comes with every right-hand side. */
+typedef struct {
+    double start, after, last;   /* the run's start, the seconds before a bar, the last drawing */
+    const char *phase;           /* of the last drawing: a new phase draws at once */
+    unsigned calls;
+    int shown;
+} progress_bar;
+
+static void draw_progress(void *ctx, const char *phase, double frac) {
+    progress_bar *b = ctx;
+    if (phase == b->phase && b->calls++ % 64) return;
+    double t = now();
+    if (t - b->start < b->after || (phase == b->phase && t - b->last < 0.1)) return;
+    b->last = t, b->shown = 1, b->phase = phase;
+    int width = 40, full = (int)(fmin(fmax(frac, 0), 1) * width);
+    char bar[41];
+    for (int i = 0; i < width; ++i) bar[i] = i < full ? '#' : '.';
+    bar[width] = '\0';
+    fprintf(stderr, "\r[%s] %3d%%  %-7s %.0f s", bar, (int)(100 * fmin(fmax(frac, 0), 1)), phase, t - b->start);
+    fflush(stderr);
 }
 
 static int parse_num(const char *opt, const char *s, double *out) {
@@ -136,7 +162,7 @@ static int sens_main(int argc, char **argv, double *p, double *u, double *grad, 
     o.rtol = o.atol = 1e-8;
     double fd_rel = 0, v;
     long repeat = 1;
-    int integrator_given = 0;
+    int integrator_given = 0, split = 0;
     for (int i = 1; i < argc; ++i) {
         const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -149,6 +175,10 @@ static int sens_main(int argc, char **argv, double *p, double *u, double *grad, 
         }
         if (!strcmp(a, "--rod-partitioned")) {
             o.rod_partitioned = 1;
+            continue;
+        }
+        if (!strcmp(a, "--split")) {
+            split = 1;
             continue;
         }
         if (!val) {
@@ -240,12 +270,32 @@ static int sens_main(int argc, char **argv, double *p, double *u, double *grad, 
     double psi = 0;
     mb_sens_stats st;
     double t0 = now();
+    /* MBSENS_PROGRESS_AFTER: seconds before the bar shows (default 2; the tests draw it at once). */
+    const char *after = getenv("MBSENS_PROGRESS_AFTER");
+    progress_bar pb = {t0, after ? atof(after) : 2, 0, NULL, 0, 0};
+    if (isatty(fileno(stderr))) o.progress = draw_progress, o.progress_ctx = &pb;
     for (long r = 0; r < repeat; ++r)
         if (start_for(m, hs, &pr, err, sizeof err) || mb_sens_run(&pr, &o, &psi, grad, &st, err, sizeof err)) {
+            if (pb.shown) fputs("\r\033[K", stderr);
             fprintf(stderr, "mbsens: %s\n", err);
             return 1;
         }
     double secs = (now() - t0) / repeat;
+    if (pb.shown) fputs("\r\033[K", stderr); /* clear the bar's line */
+    /* The cost split: the motion alone, on the same steps (the AVM's forward run; for the DDM one more run). */
+    double dyn = -1;
+    if (o.method == MB_SENS_AVM) dyn = st.seconds_forward;
+    else if (split) {
+        mb_sens_options os = o;
+        os.psi_only = 1, os.progress = NULL;
+        double ps, t1 = now();
+        for (long r = 0; r < repeat; ++r)
+            if (mb_sens_run(&pr, &os, &ps, NULL, NULL, err, sizeof err)) {
+                fprintf(stderr, "mbsens: --split, the motion alone: %s\n", err);
+                return 1;
+            }
+        dyn = (now() - t1) / repeat;
+    }
     printf("model %s\nobjective %s\nmethod %s\nformulation %s\nintegrator %s\n", m->name,
            m->objectives[pr.objective].name, o.method == MB_SENS_AVM ? "avm" : "ddm", m->nc > 0 ? "matrix_r" : "tree",
            mb_integrator_name(o.integrator));
@@ -257,6 +307,8 @@ static int sens_main(int argc, char **argv, double *p, double *u, double *grad, 
            "seconds %.6g\nreal_time_factor %.4g\n",
            st.steps, st.recomputed_steps, st.factorizations, st.rhs_evals, st.stored_states, st.reselections, secs,
            secs > 0 ? (pr.t_end - pr.t0) / secs : 0.0);
+    if (dyn >= 0)
+        printf("seconds_dynamics %.6g\nsensitivity_share %.3f\n", dyn, secs > 0 ? fmax(0, 1 - dyn / secs) : 0.0);
     if (fd_rel > 0) {
         /* Whole simulations with the same discretization, psi alone. */
         mb_sens_options of = o;
