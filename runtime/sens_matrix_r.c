@@ -620,6 +620,7 @@ static int avm_trapezoidal_mr(sens_ctx *c, const mb_sens_problem *pr, const mb_s
     }
 done:
     st->rhs_evals += r.ist.rhs_evals;
+    st->factorizations += r.ist.jac_evals + r.exact;   /* the forward run's and the replays' tangents */
     trap_close(&r);
     free(ck);
     free(cki);

@@ -68,6 +68,13 @@ static inline int is_double(double got, double want, double rel_tol, double abs_
 
 /* Prints the plan if none was given and returns the exit status:
  * the number of failures, capped at 254 (255 is left for a bad plan). */
+/* The largest |v[i]| of n: what a check of a residual compares with its tolerance. */
+static inline double max_abs(const double *v, int n) {
+    double m = 0;
+    for (int i = 0; i < n; ++i) m = fmax(m, fabs(v[i]));
+    return m;
+}
+
 static inline int done_testing(void) {
     if (tap_planned_ < 0) printf("1..%d\n", tap_run_);
     else if (tap_planned_ != tap_run_) {

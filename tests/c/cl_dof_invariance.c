@@ -11,12 +11,6 @@
  * compares the gradients through mbgen sens --start-hold). Here: the identities the start must satisfy. */
 enum { NZ = 6, NC = 4, NP = 5, J0 = 0, J4 = 2, X2 = 4, LA1 = 0 };
 
-static double maxabs(const double *a, int n) {
-    double m = 0;
-    for (int i = 0; i < n; ++i) m = fmax(m, fabs(a[i]));
-    return m;
-}
-
 int main(void) {
     const mb_model *m = &fivebar_point_model;
     ok(m->nz == NZ && m->nc == NC && m->np == NP && !strcmp(m->z_names[J0], "J0") && !strcmp(m->z_names[J4], "J4") &&
@@ -40,12 +34,12 @@ int main(void) {
     mb_args a = {0, z, zd, NULL, NULL, p, NULL};
     double phi[NC], J[NC * NZ], Jp[NC * NP], Vz[NC * NZ], Vp[NC * NP], r[NC * NP];
     m->constraints(&a, phi, work);
-    ok(maxabs(phi, NC) < 1e-12, "the loops and the rows of h closed (%.2g)", maxabs(phi, NC));
+    ok(max_abs(phi, NC) < 1e-12, "the loops and the rows of h closed (%.2g)", max_abs(phi, NC));
     double v[NC] = {0};
     m->constraints_dz(&a, J, work);
     for (int i = 0; i < NC; ++i)
         for (int c = 0; c < NZ; ++c) v[i] += J[i + NC * c] * zd[c];
-    ok(maxabs(v, NC) < 1e-12, "Phi_z zd = 0 (%.2g)", maxabs(v, NC));
+    ok(max_abs(v, NC) < 1e-12, "Phi_z zd = 0 (%.2g)", max_abs(v, NC));
     m->constraints_dp(&a, Jp, work);
     m->constraint_vel_dz(&a, Vz, work);
     m->constraint_vel_dp(&a, Vp, work);
@@ -57,8 +51,8 @@ int main(void) {
             r[i + NC * j] = s;
             rv[i + NC * j] = t;
         }
-    ok(maxabs(r, NC * NP) < 1e-12, "Phi_z dz0/dp + Phi_p = 0 (%.2g)", maxabs(r, NC * NP));
-    ok(maxabs(rv, NC * NP) < 1e-12, "and its velocity level (%.2g)", maxabs(rv, NC * NP));
+    ok(max_abs(r, NC * NP) < 1e-12, "Phi_z dz0/dp + Phi_p = 0 (%.2g)", max_abs(r, NC * NP));
+    ok(max_abs(rv, NC * NP) < 1e-12, "and its velocity level (%.2g)", max_abs(rv, NC * NP));
     double held = 0;
     for (int j = 0; j < NP; ++j) held = fmax(held, fabs(S[J0 + NZ * j]) + fabs(S[J4 + NZ * j]) + fabs(Sd[J0 + NZ * j]) + fabs(Sd[J4 + NZ * j]));
     ok(held == 0, "the held rows of dz0/dp and dzd0/dp are zero");

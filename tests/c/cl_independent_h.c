@@ -11,12 +11,6 @@
  * R' = [R_z; I] then gives the seed's Phi_z R_z = 0 and B R_z = I with B = h_z, and zd = R' qd for any qd. */
 enum { NZ = 6, NC = 4, NJ = 4, D = 2, X2 = 4, Y2 = 5 };
 
-static double maxabs(const double *a, int n) {
-    double m = 0;
-    for (int i = 0; i < n; ++i) m = fmax(m, fabs(a[i]));
-    return m;
-}
-
 int main(void) {
     const mb_model *m = &fivebar_point_model;
     char err[512];
@@ -66,9 +60,9 @@ int main(void) {
                 for (int j = 0; j < NJ; ++j) BR[r + D * col] += Jp[r + 3 * j] * R[j + NZ * col];
                 BR[r + D * col] -= r == col;
             }
-        ok(maxabs(PR, NC * D) < 1e-13, "Phi'_z R' = 0 (%.2g)", maxabs(PR, NC * D));
+        ok(max_abs(PR, NC * D) < 1e-13, "Phi'_z R' = 0 (%.2g)", max_abs(PR, NC * D));
         ok(R[X2] == 1 && R[Y2] == 0 && R[X2 + NZ] == 0 && R[Y2 + NZ] == 1, "R' = [R_z; I] on x2, y2");
-        ok(maxabs(BR, D * D) < 1e-13, "B R_z = I with B = h_z (%.2g)", maxabs(BR, D * D));
+        ok(max_abs(BR, D * D) < 1e-13, "B R_z = I with B = h_z (%.2g)", max_abs(BR, D * D));
         /* The velocity problem: zd = R' qd, and the point moves at qd. */
         zd[X2] = 0.3;
         zd[Y2] = -0.7;

@@ -5,12 +5,6 @@
 #include "kinematics.h"
 #include "tap.h"
 
-static double maxabs(const double *v, int n) {
-    double m = 0;
-    for (int i = 0; i < n; ++i) m = fmax(m, fabs(v[i]));
-    return m;
-}
-
 /* Phi_z and the bias against central differences of Phi along z and along a trajectory. */
 static void check_jacobians(const mb_model *m, double t, const double *z, const double *zd, const double *zdd) {
     int nc = m->nc;
@@ -99,7 +93,7 @@ int main(void) {
     cl_fourbar_model.constraints_dz(&a, J, NULL);
     for (int i = 0; i < 2; ++i)
         for (int j = 0; j < 3; ++j) PR[i] += J[i + 2 * j] * R[j];
-    ok(maxabs(PR, 2) < 1e-13 && R[ind] == 1, "Phi_z R = 0 (%.2g) and B R = I", maxabs(PR, 2));
+    ok(max_abs(PR, 2) < 1e-13 && R[ind] == 1, "Phi_z R = 0 (%.2g) and B R = I", max_abs(PR, 2));
     d = 0;
     for (int i = 0; i < 3; ++i) d = fmax(d, fabs(R[i] * 2.0 - zv[i]));
     ok(d < 1e-12, "zd = R zd_i for scleronomic constraints");

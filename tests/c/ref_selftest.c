@@ -7,12 +7,6 @@
 #define NMAX 24      /* largest random tree */
 #define NSTATES 3    /* random states per tree */
 
-static double maxabs(int n, const double *a) {
-    double m = 0;
-    for (int i = 0; i < n; ++i) m = fmax(m, fabs(a[i]));
-    return m;
-}
-
 static double maxdiff(int n, const double *a, const double *b) {
     double m = 0;
     for (int i = 0; i < n; ++i) m = fmax(m, fabs(a[i] - b[i]));
@@ -101,7 +95,7 @@ static void check_tree(const struct ref_tree *t, struct ref_rng *g, struct worst
             x[i] = id[i] - id0[i];
         }
         {
-            double scale = fmax(1, fmax(maxabs(n, id), fmax(maxabs(n, id0), maxabs(n, Mzdd))));
+            double scale = fmax(1, fmax(max_abs(id, n), fmax(max_abs(id0, n), max_abs(Mzdd, n))));
             w->id_linear = fmax(w->id_linear, maxdiff(n, x, Mzdd) / scale);
         }
 
@@ -114,13 +108,13 @@ static void check_tree(const struct ref_tree *t, struct ref_rng *g, struct worst
             ref_inverse_dynamics(t, z, zd, zp, ip);
             ref_inverse_dynamics(t, z, zd, zm, im);
             for (int i = 0; i < n; ++i) { col[i] = 0.5 * (ip[i] - im[i]); Mj[i] = M[i * n + j]; }
-            double scale = fmax(1, fmax(maxabs(n, ip), maxabs(n, im)));
+            double scale = fmax(1, fmax(max_abs(ip, n), max_abs(im, n)));
             w->m_by_fd = fmax(w->m_by_fd, maxdiff(n, col, Mj) / scale);
         }
 
         /* ABA inverts RNEA */
         if (ref_forward_dynamics(t, z, zd, id, x) != 0) { w->aba_failed++; continue; }
-        w->aba_inverts_id = fmax(w->aba_inverts_id, maxdiff(n, x, zdd) / fmax(1, maxabs(n, zdd)));
+        w->aba_inverts_id = fmax(w->aba_inverts_id, maxdiff(n, x, zdd) / fmax(1, max_abs(zdd, n)));
 
         /* ABA against M^-1 (Q + tau) through Cholesky, for a random tau */
         ref_forces(t, z, zd, Q);
@@ -130,7 +124,7 @@ static void check_tree(const struct ref_tree *t, struct ref_rng *g, struct worst
             for (int i = 0; i < n; ++i) y[i] = Q[i] + tau[i];
             cholesky_solve(n, L, y);
             if (ref_forward_dynamics(t, z, zd, tau, x) != 0) { w->aba_failed++; continue; }
-            w->aba_vs_cholesky = fmax(w->aba_vs_cholesky, maxdiff(n, x, y) / fmax(1, maxabs(n, y)));
+            w->aba_vs_cholesky = fmax(w->aba_vs_cholesky, maxdiff(n, x, y) / fmax(1, max_abs(y, n)));
         }
 
         /* kinetic energy from body velocities against the quadratic form of M */
@@ -164,7 +158,7 @@ static void check_tree(const struct ref_tree *t, struct ref_rng *g, struct worst
                 zz[j] = z[j];
                 grad[j] = -(Ep[1] - Em[1]) / (2 * h);
             }
-            w->gravity_grad = fmax(w->gravity_grad, maxdiff(n, Qg, grad) / fmax(1, maxabs(n, Qg)));
+            w->gravity_grad = fmax(w->gravity_grad, maxdiff(n, Qg, grad) / fmax(1, max_abs(Qg, n)));
         }
 
         /* the velocity recursion against differentiated forward kinematics (world COM velocity, omega) */
@@ -191,7 +185,7 @@ static void check_tree(const struct ref_tree *t, struct ref_rng *g, struct worst
                 for (int k = 0; k < 3; ++k) vc[k] = v[b][3 + k] + wb[k];
                 ref_m3v(R[b], vc, vcw);
                 ref_m3v(R[b], v[b], ww);
-                double e = fmax(maxdiff(3, wfd, ww), maxdiff(3, vfd, vcw)) / fmax(1, fmax(maxabs(3, ww), maxabs(3, vcw)));
+                double e = fmax(maxdiff(3, wfd, ww), maxdiff(3, vfd, vcw)) / fmax(1, fmax(max_abs(ww, 3), max_abs(vcw, 3)));
                 w->velocity_fk = fmax(w->velocity_fk, e);
             }
         }
@@ -376,7 +370,7 @@ static void check_double_pendulum(void) {
             ref_mass_matrix(&t, z, M);
             ref_forces(&t, z, zd, Q);
             dp_closed_form(d, z, zd, Mc, Qc);
-            double eM = maxdiff(4, M, Mc), eQ = maxdiff(2, Q, Qc) / fmax(1, maxabs(2, Qc));
+            double eM = maxdiff(4, M, Mc), eQ = maxdiff(2, Q, Qc) / fmax(1, max_abs(Qc, 2));
             if (which) { wMb = fmax(wMb, eM); wQb = fmax(wQb, eQ); }
             else { wM = fmax(wM, eM); wQ = fmax(wQ, eQ); }
             /* and forward dynamics against the 2x2 solve of the closed form */
@@ -400,7 +394,7 @@ static void check_double_pendulum(void) {
         dp_tree(&bar, &t);
         ref_mass_matrix(&t, z, M);
         ref_forces(&t, z, zd, Q);
-        double eM = maxdiff(4, M, Mt), eQ = maxdiff(2, Q, Qt) / maxabs(2, Qt);
+        double eM = maxdiff(4, M, Mt), eQ = maxdiff(2, Q, Qt) / max_abs(Qt, 2);
         ok(eM <= 1e-14, "digest 001 T5: M = printed values, max abs err %.2e <= 1e-14", eM);
         ok(eQ <= 1e-14, "digest 001 T5: Q = printed values, max rel err %.2e <= 1e-14", eQ);
     }
