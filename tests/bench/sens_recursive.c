@@ -125,6 +125,11 @@ int main(void)
     }
     printf("n %d\np %d\nnwork %d\n", n, np, m->nwork);
     printf("guard_rel %.3e\n", worst);
+    /* zdd and Sdd of the first state, for a route built elsewhere (tests/bench/sens_recursive_filed.lua) to check. */
+    eval_recursive(0);
+    printf("check");
+    for (size_t i = 0; i < (size_t)n + nS; ++i) printf(" %.17g", rec[i]);
+    printf("\n");
     if (!(worst <= GUARD_TOL)) {
         fprintf(stderr, "GUARD FAILED: n = %d, p = %d: recursive and jacobian zdd/Sdd differ by %.3e relative (> %g)\n",
                 n, np, worst, GUARD_TOL);
