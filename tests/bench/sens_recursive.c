@@ -12,27 +12,19 @@
  * turns within each round) and the guard's largest difference. Under callgrind every TIME counts instructions
  * instead (one round). */
 #define _POSIX_C_SOURCE 200809L
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include MODEL_HEADER
 #include "bench_time.h"
+#include "sens_states.h"
 
 #ifndef ROUNDS
 #define ROUNDS 5
 #endif
-#define NSTATE 8   /* states cycled through by every timed loop */
 #ifndef GUARD_TOL
 #define GUARD_TOL 1e-10
 #endif
-
-static uint64_t rng = 0x9E3779B97F4A7C15ull;
-static double uniform(double lo, double hi)
-{
-    rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17;   /* xorshift64 */
-    return lo + (hi - lo) * ((double)(rng >> 11) * 0x1.0p-53);
-}
 
 static const mb_model *m;
 static int n, np, has_jac;
@@ -56,15 +48,8 @@ static void eval_jacobian(int k)
     if (!has_jac) return;
     m->forward_dynamics_dy(&a, dy, work);
     m->forward_dynamics_dp(&a, dp, work);
-    /* runtime/sens_direct.c aug_eval, the jacobian branch */
-    const double *S = S_of(k), *Sd = S + (size_t)n * np, *Fz = dy, *Fzd = dy + (size_t)n * n;
-    for (int j = 0; j < np; ++j)
-        for (int i = 0; i < n; ++i) {
-            double s = dp[i + (size_t)j * n];
-            for (int l = 0; l < n; ++l)
-                s += Fz[i + (size_t)l * n] * S[l + (size_t)j * n] + Fzd[i + (size_t)l * n] * Sd[l + (size_t)j * n];
-            sdd[i + (size_t)j * n] = s;
-        }
+    const double *S = S_of(k);
+    jacobian_products(n, np, dy, dy + (size_t)n * n, dp, S, S + (size_t)n * np, sdd);
 }
 
 /* One part of the jacobian route alone: 0 forward_dynamics, 1 forward_dynamics_dy, 2 forward_dynamics_dp. */
@@ -98,13 +83,7 @@ int main(void)
     dy = malloc(sizeof(double) * (2 * (size_t)n * n + 1));
     dp = malloc(sizeof(double) * (nS + 1));
     sdd = malloc(sizeof(double) * (nS + 1));
-    for (int k = 0; k < NSTATE; ++k) {
-        for (int i = 0; i < n; ++i) {
-            Z[(size_t)k * n + i] = uniform(-3.14159, 3.14159);
-            ZD[(size_t)k * n + i] = uniform(-2, 2);
-        }
-        for (size_t i = 0; i < 2 * nS; ++i) SSD[(size_t)k * 2 * nS + i] = uniform(-1, 1);
-    }
+    draw_states(n, np, Z, ZD, SSD);
 
     /* The guard: both kernels on every state, relative to the largest entry of each column. */
     double worst = 0;

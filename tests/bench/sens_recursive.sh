@@ -49,7 +49,8 @@ build_steps() {
     echo "$(date +%s.%N) $s" | awk '{ printf "%.1f\n", $1 - $2 }' >"$d/cc.s"
     echo "$key" >"$d/chain.key"
   fi
-  key=$( (cat "$d/chain.key" tests/bench/sens_recursive.c tests/bench/bench_time.h; echo "$SR_CFLAGS -DROUNDS=$SR_ROUNDS") |
+  key=$( (cat "$d/chain.key" tests/bench/sens_recursive.c tests/bench/bench_time.h tests/bench/sens_states.h
+    echo "$SR_CFLAGS -DROUNDS=$SR_ROUNDS") |
     sha1sum | cut -c1-16)
   if [ ! -x "$d/bench" ] || [ "$(cat "$d/bench.key" 2>/dev/null)" != "$key" ]; then
     # shellcheck disable=SC2086

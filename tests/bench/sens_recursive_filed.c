@@ -5,24 +5,16 @@
  * -DMODEL_HEADER and -DMODEL. Prints "check" (zdd and Sdd of the first state, which the analysis compares with the
  * recursive kernel's), ns_filed (the minimum over ROUNDS of bench_time.h's medians) and, under callgrind, counts. */
 #define _POSIX_C_SOURCE 200809L
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include MODEL_HEADER
 #include "bench_time.h"
+#include "sens_states.h"
 
 #ifndef ROUNDS
 #define ROUNDS 5
 #endif
-#define NSTATE 8
-
-static uint64_t rng = 0x9E3779B97F4A7C15ull;
-static double uniform(double lo, double hi)
-{
-    rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17;   /* xorshift64, as sens_recursive.c */
-    return lo + (hi - lo) * ((double)(rng >> 11) * 0x1.0p-53);
-}
 
 static const mb_model *m;
 static int n, np;
@@ -35,14 +27,8 @@ static void eval_filed(int k)
     m->forward_dynamics_dz(&a, Fz, work);
     m->forward_dynamics_dzd(&a, Fzd, work);
     m->forward_dynamics_dp(&a, dp, work);
-    const double *S = SSD + (size_t)k * 2 * n * np, *Sd = S + (size_t)n * np;
-    for (int j = 0; j < np; ++j)
-        for (int i = 0; i < n; ++i) {
-            double s = dp[i + (size_t)j * n];
-            for (int l = 0; l < n; ++l)
-                s += Fz[i + (size_t)l * n] * S[l + (size_t)j * n] + Fzd[i + (size_t)l * n] * Sd[l + (size_t)j * n];
-            sdd[i + (size_t)j * n] = s;
-        }
+    const double *S = SSD + (size_t)k * 2 * n * np;
+    jacobian_products(n, np, Fz, Fzd, dp, S, S + (size_t)n * np, sdd);
 }
 
 int main(void)
@@ -64,13 +50,7 @@ int main(void)
     Fzd = malloc(sizeof(double) * n * n);
     dp = malloc(sizeof(double) * nS);
     sdd = malloc(sizeof(double) * nS);
-    for (int k = 0; k < NSTATE; ++k) {
-        for (int i = 0; i < n; ++i) {
-            Z[(size_t)k * n + i] = uniform(-3.14159, 3.14159);
-            ZD[(size_t)k * n + i] = uniform(-2, 2);
-        }
-        for (size_t i = 0; i < 2 * nS; ++i) SSD[(size_t)k * 2 * nS + i] = uniform(-1, 1);
-    }
+    draw_states(n, np, Z, ZD, SSD);
     eval_filed(0);
     printf("n %d\np %d\ncheck", n, np);
     for (int i = 0; i < n; ++i) printf(" %.17g", fd[i]);
