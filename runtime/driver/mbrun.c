@@ -9,9 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "console.h"
 #include "mb_model.h"
 #include "mb_work.h"
 #include "output_csv.h"
@@ -84,12 +84,6 @@ static void usage(FILE *f, const char *prog) {
             "Exit status: 0 success, 1 the run failed (the message names the time, the step, the cause and what to\n"
             "try; the CSV keeps every row up to the last good state), 2 bad command line, 4 energy balance off.\n",
             prog);
-}
-
-static double now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + 1e-9 * ts.tv_nsec;
 }
 
 /* --static: the static equilibrium from the assembled initial pose replaces the initial coordinates (the
@@ -371,12 +365,9 @@ static double output_interval(const run_args *a) {
 }
 
 static void progress(double frac, double t, double t_end) {
-    int width = 40, full = (int)(frac * width);
-    char bar[41];
-    for (int i = 0; i < width; ++i) bar[i] = i < full ? '#' : '.';
-    bar[width] = '\0';
-    fprintf(stderr, "\r[%s] %3d%%  t = %.4g / %.4g s", bar, (int)(100 * frac), t, t_end);
-    fflush(stderr);
+    char text[64];
+    snprintf(text, sizeof text, "t = %.4g / %.4g s", t, t_end);
+    draw_bar(frac, text);
 }
 
 /* What to try after a failure of the given status, in terms of this driver's options (NULL: nothing);

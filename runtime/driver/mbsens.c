@@ -10,9 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "console.h"
 #include "mb_model.h"
 #include "sens.h"
 #include "sens_start.h"
@@ -56,11 +56,6 @@ static void usage(FILE *f, const char *prog) {
             prog);
 }
 
-static double now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + 1e-9 * ts.tv_nsec;
-}
 
 /* A progress bar on stderr (a terminal): from 2 s into the run, at most 10 times a second; the clock is read every
  * 64 calls, since a call comes with every right-hand side. */
@@ -77,12 +72,9 @@ static void draw_progress(void *ctx, const char *phase, double frac) {
     double t = now();
     if (t - b->start < b->after || (phase == b->phase && t - b->last < 0.1)) return;
     b->last = t, b->shown = 1, b->phase = phase;
-    int width = 40, full = (int)(fmin(fmax(frac, 0), 1) * width);
-    char bar[41];
-    for (int i = 0; i < width; ++i) bar[i] = i < full ? '#' : '.';
-    bar[width] = '\0';
-    fprintf(stderr, "\r[%s] %3d%%  %-7s %.0f s", bar, (int)(100 * fmin(fmax(frac, 0), 1)), phase, t - b->start);
-    fflush(stderr);
+    char text[64];
+    snprintf(text, sizeof text, "%-7s %.0f s", phase, t - b->start);
+    draw_bar(frac, text);
 }
 
 static int parse_num(const char *opt, const char *s, double *out) {
@@ -97,6 +89,13 @@ static int parse_num(const char *opt, const char *s, double *out) {
     return 0;
 }
 
+/* The index of the name s[0 .. len) in names, or -1. */
+static int name_index(const char *const *names, int count, const char *s, size_t len) {
+    for (int i = 0; i < count; ++i)
+        if (names && names[i] && strlen(names[i]) == len && strncmp(names[i], s, len) == 0) return i;
+    return -1;
+}
+
 /* NAME=VALUE against a name list; the index or -1 with a message. */
 static int parse_assign(const char *opt, const char *s, const char *const *names, int count, double *value) {
     const char *eq = s ? strchr(s, '=') : NULL;
@@ -105,9 +104,8 @@ static int parse_assign(const char *opt, const char *s, const char *const *names
         return -1;
     }
     size_t len = (size_t)(eq - s);
-    for (int i = 0; i < count; ++i)
-        if (names && names[i] && strlen(names[i]) == len && strncmp(names[i], s, len) == 0)
-            return parse_num(opt, eq + 1, value) ? -1 : i;
+    int i = name_index(names, count, s, len);
+    if (i >= 0) return parse_num(opt, eq + 1, value) ? -1 : i;
     fprintf(stderr, "mbsens: %s: '%.*s' is not a name of this model\n", opt, (int)len, s);
     return -1;
 }
@@ -118,9 +116,7 @@ static int parse_hold(const mb_model *m, const char *s, int *hold) {
     int count = 0;
     while (*s) {
         size_t len = strcspn(s, ",");
-        int k = -1;
-        for (int c = 0; c < m->nz && k < 0; ++c)
-            if (m->z_names && strlen(m->z_names[c]) == len && !strncmp(m->z_names[c], s, len)) k = c;
+        int k = name_index(m->z_names, m->nz, s, len);
         if (k < 0 || count == m->nz) {
             fprintf(stderr, "mbsens: --start-hold: %s '%.*s'\n", k < 0 ? "no coordinate" : "more names than coordinates at",
                     (int)len, s);
