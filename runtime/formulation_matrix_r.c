@@ -23,6 +23,7 @@ struct mb_mr {
     int *empty;                   /* nz + 1 zeros: R's pattern when no coordinate is dependent */
     int have_last;
     int reduced;                  /* R, MR's factor Mb: of the last mb_mr_accel (0: none) */
+    long r_choice;                /* the choice R was filled under (mb_kin_choice; -1: none) */
     long pos_iters;
     /* Massive rods' inertia forces (seeds/002.md §2.3-2.6): the mode, the history of first-stage accelerations,
      * the integrator's stage (1: the first, at an accepted point; 0: outside a step), the extrapolated zdd and
@@ -93,6 +94,7 @@ mb_mr *mb_mr_create(const mb_model *m, const mb_kin_options *o, char *err, size_
         for (size_t j = 0; j <= n; ++j) mr->pcol[f][j] = pat ? pat->colptr[j] : (int)(j * n);
         for (size_t q = 0; q < nnz; ++q) mr->prow[f][q] = pat ? pat->rowind[q] : (int)(q % n);
     }
+    mr->r_choice = -1;
     mr->colptr = mr->pcol[MASS_FULL];
     mr->rowind = mr->prow[MASS_FULL];
     if (!(mr->empty = calloc(n + 1, sizeof(int)))) goto nomem;
@@ -224,7 +226,10 @@ int mb_mr_accel(mb_mr *mr, double t, const double *z, const double *zd, const do
         memcpy(zdd, mr->x, (size_t)n * sizeof(double));
         return MB_OK;
     }
-    if ((rc = mb_kin_R(mr->kin, mr->R, err, errlen))) return rc;
+    /* R's zeros and identity rows are fixed by the choice: under the same one only its dependent entries change. */
+    if (mr->r_choice == mb_kin_choice(mr->kin)) rc = mb_kin_R_values(mr->kin, mr->R, err, errlen);
+    else rc = mb_kin_R(mr->kin, mr->R, err, errlen), mr->r_choice = rc ? -1 : mb_kin_choice(mr->kin);
+    if (rc) return rc;
     /* tmp = Q - M x; MR = M R; Mb = R' M R; zdd_i from Mb zdd_i = R' tmp. Column c of R is e_ind[c] plus the
      * dependent coordinates its pattern lists (those of the blocks of Phi_z's dependent block that coordinate
      * ind[c] reaches), and x is zero in the independent rows: the products run over those entries, over M's
@@ -233,24 +238,27 @@ int mb_mr_accel(mb_mr *mr, double t, const double *z, const double *zd, const do
     const int *rp, *ri;
     int r = n - d;
     if (!mb_kin_R_pattern(mr->kin, &rp, &ri)) rp = ri = mr->empty;
-    const double *M = mr->M, *R = mr->R, *x = mr->x;
-    double *MR = mr->MR, *tmp = mr->tmp;
+    const double *restrict M = mr->M, *restrict R = mr->R, *restrict x = mr->x;
+    const int *restrict cp = mr->colptr;
+    double *restrict MR = mr->MR, *restrict tmp = mr->tmp, *restrict Mb = mr->Mb;
     memcpy(tmp, mr->Q, (size_t)n * sizeof(double));
     for (int k = 0; k < r; ++k) {
         int j = dep[k];
-        if (x[j] == 0) continue;
-        for (int q = mr->colptr[j]; q < mr->colptr[j + 1]; ++q) tmp[rows[q]] -= M[rows[q] + (size_t)j * n] * x[j];
+        double xj = x[j];
+        if (xj == 0) continue;
+        const double *Mj = M + (size_t)j * n;
+        for (int q = cp[j], q1 = cp[j + 1]; q < q1; ++q) tmp[rows[q]] -= Mj[rows[q]] * xj;
     }
     for (int c = 0; c < d; ++c) {
-        double *MRc = MR + (size_t)c * n;
+        double *restrict MRc = MR + (size_t)c * n;
         const double *Mj = M + (size_t)ind[c] * n;
         memset(MRc, 0, (size_t)n * sizeof(double));
-        for (int q = mr->colptr[ind[c]]; q < mr->colptr[ind[c] + 1]; ++q) MRc[rows[q]] = Mj[rows[q]];
+        for (int q = cp[ind[c]], q1 = cp[ind[c] + 1]; q < q1; ++q) MRc[rows[q]] = Mj[rows[q]];
         for (int e = rp[c]; e < rp[c + 1]; ++e) {
             int j = ri[e];
             double rjc = R[j + (size_t)c * n];
             Mj = M + (size_t)j * n;
-            for (int q = mr->colptr[j]; q < mr->colptr[j + 1]; ++q) MRc[rows[q]] += Mj[rows[q]] * rjc;
+            for (int q = cp[j], q1 = cp[j + 1]; q < q1; ++q) MRc[rows[q]] += Mj[rows[q]] * rjc;
         }
     }
     double *zi = mr->zw;
@@ -265,7 +273,7 @@ int mb_mr_accel(mb_mr *mr, double t, const double *z, const double *zd, const do
             const double *MRc = MR + (size_t)c * n;
             double v = MRc[ind[a_]];
             for (int e = 0; e < na; ++e) v += Ra[ra[e]] * MRc[ra[e]];
-            mr->Mb[a_ + (size_t)c * d] = mr->Mb[c + (size_t)a_ * d] = v;
+            Mb[a_ + (size_t)c * d] = Mb[c + (size_t)a_ * d] = v;
         }
     }
     if ((rc = mb_chol_factor(d, mr->Mb, err, errlen))) return mass_nan(mr, t, err, errlen) ? MB_ERR_NAN : rc;

@@ -8,11 +8,14 @@
 
 typedef struct {
     int m, n;        /* rows, dependent columns (m >= n: the dependent columns are independent) */
+    int lu;          /* square, inverted by Gauss-Jordan with partial pivoting (else factored by pivoted QR) */
     int *rows;       /* m constraint rows, ascending */
     int *cols;       /* n positions in dep, ascending */
     int *coords;     /* n: dep[cols[jj]], the coordinates themselves */
     int ncoup, *coup; /* the positions c in ind whose column has a non-zero in the block's rows */
-    double *A;       /* m x n: the block, then its QR factor */
+    double *A;       /* m x n: the block, then its inverse or QR factor */
+    double *A0;      /* m x n, inverted blocks: the block itself, for its conditioning figures */
+    int rank;        /* of the last factorization */
     double *B;       /* m x max(dof, 1): right-hand sides, then solutions in the first n rows */
     mb_linalg *ws;   /* pivots and Householder scalars of this block's factor */
 } block;
@@ -33,6 +36,7 @@ void kin_blocks_free(kin_blocks *kb) {
         free(kb->b[i].coords);
         free(kb->b[i].coup);
         free(kb->b[i].A);
+        free(kb->b[i].A0);
         free(kb->b[i].B);
         mb_linalg_free(kb->b[i].ws);
     }
@@ -60,7 +64,7 @@ static int col_rows(const mb_pattern *P, const int *iota, int nc, int c, const i
 }
 
 kin_blocks *kin_blocks_create(const mb_pattern *P, int nc, int nz, const int *dep, int rank, const int *ind,
-                              int dof, char *err, size_t errlen) {
+                              int dof, int lu, char *err, size_t errlen) {
     kin_blocks *kb = calloc(1, sizeof *kb);
     int *parent = calloc((size_t)nc + 1, sizeof(int)), *first = calloc((size_t)rank + 1, sizeof(int));
     int *blk = calloc((size_t)nc + 1, sizeof(int)), *mark = calloc((size_t)nc + rank + dof + 1, sizeof(int));
@@ -103,9 +107,11 @@ kin_blocks *kin_blocks_create(const mb_pattern *P, int nc, int nz, const int *de
     for (int i = 0; i < kb->nb; ++i) {
         block *b = &kb->b[i];
         if (i >= nb) b->m = 1;
+        b->lu = lu && b->m == b->n;
         if (!(b->rows = calloc((size_t)b->m, sizeof(int))) || !(b->cols = calloc((size_t)b->n, sizeof(int))) ||
             !(b->coords = calloc((size_t)b->n, sizeof(int))) ||
             !(b->coup = calloc((size_t)dof + 1, sizeof(int))) || !(b->A = calloc((size_t)b->m * b->n, sizeof(double))) ||
+            !(b->A0 = calloc((size_t)b->m * b->n, sizeof(double))) ||
             !(b->B = calloc((size_t)b->m * kb->nrhs, sizeof(double))))
             goto nomem;
         if (!(b->ws = mb_linalg_create(b->m, b->n, kb->nrhs, err, errlen))) {
@@ -163,27 +169,79 @@ nomem:
     goto done;
 }
 
-int kin_blocks_factor(kin_blocks *kb, const double *J, double tol, double *ratio, char *err, size_t errlen) {
-    double r11 = 0, rnn = INFINITY, least = INFINITY;
-    int full = 1;
-    kb->worst = 0;
+/* Block b's conditioning figures as pivoted QR defines them: *first = |R_11|, *last = |R_nn| (rank rd); from its
+ * factorization for a QR block, and for an inverted one by QR of its copy (exact = 1) or bounded from the inverse
+ * (exact = 0, *last a lower bound). */
+static int block_figures(block *b, double tol, int exact, int *rd, double *first, double *last, char *err,
+                         size_t errlen) {
+    if (!b->lu || exact) {
+        double *f = b->lu ? b->A0 : b->A;
+        int rc = b->lu ? mb_qrp_factor_small(b->ws, b->m, b->n, f, tol, rd, err, errlen) : MB_OK;
+        if (rc) return rc;
+        *first = fabs(f[0]);
+        *last = fabs(f[(size_t)(b->n - 1) * b->m + (b->n - 1)]);
+        return MB_OK;
+    }
+    /* |R_11| is the largest column norm (the first pivot), and |R_nn| >= sigma_min >= 1 / sqrt(|X|_1 |X|_inf)
+     * for X = A^-1 (|X|_2 <= sqrt(|X|_1 |X|_inf)). */
+    *first = 0;
+    for (int j = 0; j < b->n; ++j) {
+        double s = 0;
+        for (int i = 0; i < b->n; ++i) s += b->A0[i + (size_t)j * b->n] * b->A0[i + (size_t)j * b->n];
+        *first = fmax(*first, s);
+    }
+    *first = sqrt(*first);
+    *last = *rd == b->n ? 1 / sqrt(mb_norm1(b->n, b->n, b->A) * mb_norm_inf(b->n, b->n, b->A)) : 0;
+    return MB_OK;
+}
+
+int kin_blocks_factor(kin_blocks *kb, const double *J, double tol, double exact_below, double *ratio, char *err,
+                      size_t errlen) {
+    int inverted = 0;
     for (int i = 0; i < kb->nb; ++i) {
         block *b = &kb->b[i];
-        int rd = 0, rc;
+        int rc;
         for (int jj = 0; jj < b->n; ++jj) {
             const double *col = J + (size_t)kb->dep[b->cols[jj]] * kb->nc;
             double *a = b->A + (size_t)jj * b->m;
             for (int ii = 0; ii < b->m; ++ii) a[ii] = col[b->rows[ii]];
         }
-        if ((rc = mb_qrp_factor_small(b->ws, b->m, b->n, b->A, tol, &rd, err, errlen))) return rc;
-        double last = fabs(b->A[(size_t)(b->n - 1) * b->m + (b->n - 1)]), own = rd < b->n ? -1 : last / fabs(b->A[0]);
-        if (own < least) least = own, kb->worst = i;
-        full = full && rd == b->n;
-        r11 = fmax(r11, fabs(b->A[0]));
-        rnn = fmin(rnn, last);
+        if (b->lu) {
+            memcpy(b->A0, b->A, (size_t)b->m * b->n * sizeof(double));
+            rc = mb_inverse_small(b->ws, b->n, b->A, tol, &b->rank, NULL, NULL, err, errlen);
+            inverted = 1;
+        } else {
+            rc = mb_qrp_factor_small(b->ws, b->m, b->n, b->A, tol, &b->rank, err, errlen);
+        }
+        if (rc) return rc;
     }
-    *ratio = full && r11 > 0 ? rnn / r11 : 0;
+    /* The figures of pivoted QR, bounded where a block was inverted; only a bound below exact_below (near the
+     * re-selection) costs the QR of the inverted blocks, so the test decides as if every block were factored by QR. */
+    for (int exact = 0; exact <= inverted; ++exact) {
+        double r11 = 0, rnn = INFINITY, least = INFINITY;
+        int full = 1;
+        kb->worst = 0;
+        for (int i = 0; i < kb->nb; ++i) {
+            block *b = &kb->b[i];
+            double first, last;
+            int rd = b->rank, rc = block_figures(b, tol, exact, &rd, &first, &last, err, errlen);
+            if (rc) return rc;
+            double own = rd < b->n ? -1 : last / first;
+            if (own < least) least = own, kb->worst = i;
+            full = full && rd == b->n;
+            r11 = fmax(r11, first);
+            rnn = fmin(rnn, last);
+        }
+        *ratio = full && r11 > 0 ? rnn / r11 : 0;
+        if (*ratio >= exact_below) break;
+    }
     return MB_OK;
+}
+
+/* The block's nrhs right-hand sides in B (m x nrhs) replaced by its solutions (first n rows). */
+static int block_solve(block *k, int nrhs, char *err, size_t errlen) {
+    return k->lu ? mb_inverse_apply(k->ws, k->n, k->A, nrhs, k->B, k->m, err, errlen)
+                 : mb_qrp_solve(k->ws, k->m, k->n, k->n, k->A, nrhs, k->B, err, errlen);
 }
 
 int kin_blocks_solve(kin_blocks *kb, int nrhs, double *b, int ldb, char *err, size_t errlen) {
@@ -196,7 +254,7 @@ int kin_blocks_solve(kin_blocks *kb, int nrhs, double *b, int ldb, char *err, si
             block *k = &kb->b[i];
             for (int c = 0; c < nr; ++c)
                 for (int ii = 0; ii < k->m; ++ii) k->B[ii + (size_t)c * k->m] = bc[k->rows[ii] + (size_t)c * ldb];
-            int rc = mb_qrp_solve(k->ws, k->m, k->n, k->n, k->A, nr, k->B, err, errlen);
+            int rc = block_solve(k, nr, err, errlen);
             if (rc) return rc;
         }
         for (int i = 0; i < kb->nb; ++i) {
@@ -213,7 +271,8 @@ int kin_blocks_solve_transposed(kin_blocks *kb, const double *g, double *lambda,
     for (int i = 0; i < kb->nb; ++i) {
         block *k = &kb->b[i];
         for (int jj = 0; jj < k->n; ++jj) k->B[jj] = g[k->cols[jj]];
-        int rc = mb_qrp_solve_transposed(k->ws, k->m, k->n, k->n, k->A, k->B, err, errlen);
+        int rc = k->lu ? mb_inverse_apply_transposed(k->ws, k->n, k->A, k->B, err, errlen)
+                       : mb_qrp_solve_transposed(k->ws, k->m, k->n, k->n, k->A, k->B, err, errlen);
         if (rc) return rc;
         for (int ii = 0; ii < k->m; ++ii) lambda[k->rows[ii]] = k->B[ii];
     }
@@ -229,7 +288,7 @@ int kin_blocks_R(kin_blocks *kb, const double *J, double *R, char *err, size_t e
             double *x = k->B + (size_t)q * k->m;
             for (int ii = 0; ii < k->m; ++ii) x[ii] = -col[k->rows[ii]];
         }
-        int rc = mb_qrp_solve(k->ws, k->m, k->n, k->n, k->A, k->ncoup, k->B, err, errlen);
+        int rc = block_solve(k, k->ncoup, err, errlen);
         if (rc) return rc;
         for (int q = 0; q < k->ncoup; ++q) {
             double *Rc = R + (size_t)k->coup[q] * kb->nz;

@@ -12,24 +12,31 @@
  * the sedan's 19 x 19 is 5 x 5, 5 x 5 and 9 x 9. The groups are the connected parts of the graph joining every
  * row to the dependent columns it has a structural non-zero in (the model's generated pattern); they are found
  * once per choice of the independent coordinates. A least-squares problem with a block-diagonal matrix splits
- * into one per block, so each block is factored by pivoted QR and solved on its own, and a column of R only
- * reaches the blocks whose rows the independent coordinate's column touches. Rows that touch no dependent
+ * into one per block, so each block is factored and solved on its own (a square one by LU with complete pivoting,
+ * one with redundant rows by pivoted QR), and a column of R only reaches the blocks whose rows the independent
+ * coordinate's column touches. Rows that touch no dependent
  * column (redundant equations in the independent coordinates) belong to no block: their residual is what it
  * is whatever the dependent values. */
 typedef struct kin_blocks kin_blocks;
 
 /* The blocks of Phi_z (nc x nz, pattern P; NULL: every entry may be non-zero, one block) for the dependent
  * coordinates dep (rank of them) and the independent ind (dof), for right-hand sides of up to max(dof, 1)
- * columns. NULL on failure (message in err). */
+ * columns; lu = 1: square blocks by LU with complete pivoting, 0: every block by pivoted QR. NULL on failure
+ * (message in err). */
 kin_blocks *kin_blocks_create(const mb_pattern *P, int nc, int nz, const int *dep, int rank, const int *ind,
-                              int dof, char *err, size_t errlen);
+                              int dof, int lu, char *err, size_t errlen);
 void kin_blocks_free(kin_blocks *kb);
 
-/* Factors every block of J (nc x nz, column-major) by pivoted QR (rank tolerance tol, relative to the block).
- * *ratio = the smallest last diagonal |R_nn| of the blocks over the largest first |R_11| (0 when a block is
- * rank deficient): the conditioning test of the choice, as |R_rr / R_11| of one QR of the whole block. */
-int kin_blocks_factor(kin_blocks *kb, const double *J, double tol, double *ratio, char *err, size_t errlen);
-/* The block of the last factorization with the smallest |R_nn / R_11| (a rank-deficient one first): where the
+/* Factors every block of J (nc x nz, column-major) (rank tolerance tol, relative to the block): a square block is
+ * inverted, another factored by pivoted QR. *ratio = the smallest last diagonal |R_nn| of the blocks' pivoted QR
+ * over the largest first |R_11| (0 when a block is rank deficient): the conditioning test of the choice, as
+ * |R_rr / R_11| of one QR of the whole block. For an inverted block |R_11| is its largest column norm and |R_nn|
+ * is bounded below from the inverse (|R_nn| >= sigma_min >= 1 / sqrt(|A^-1|_1 |A^-1|_inf)); only where that bound
+ * falls below exact_below (the re-selection's threshold) are the inverted blocks factored by QR as well, so the
+ * ratio is exact wherever a decision depends on it. */
+int kin_blocks_factor(kin_blocks *kb, const double *J, double tol, double exact_below, double *ratio, char *err,
+                      size_t errlen);
+/* The block of the last factorization with the smallest ratio (a rank-deficient one first): where the
  * choice fails, for messages. */
 int kin_blocks_worst(const kin_blocks *kb);
 

@@ -30,6 +30,7 @@ struct mb_kin {
     char notes[MB_KIN_NOTES][192]; /* the first re-selections: time, reason, old and new choice */
     int *before;          /* nz: the choice before a re-selection, to say what changed */
     long factorizations;  /* of the dependent block (mb_kin_factor calls that did the work) */
+    long choice;          /* counts the choices of the independent coordinates (mb_kin_choice) */
     int factored;         /* J and the blocks hold Phi_z and its factors at (tf, zf, pf) */
     int have_factors;     /* the blocks hold factors for the current choice (from some point) */
     double tf, *zf, *pf;  /* nz, np */
@@ -44,6 +45,7 @@ void mb_kin_options_default(mb_kin_options *o) {
     o->reselect = 1;
     o->blocks = 1;
     o->simplified = 1;
+    o->lu = 1;
 }
 
 void mb_kin_free(mb_kin *k) {
@@ -162,6 +164,7 @@ static int check_finite(const mb_kin *k, const double *v, int rows, int cols, co
 
 /* Rebuilds ind/dep from the flags; the blocks of the old choice go. */
 static void lists_from_flags(mb_kin *k) {
+    ++k->choice;
     kin_blocks_free(k->blocks);
     k->blocks = NULL;
     k->have_factors = 0;
@@ -225,9 +228,9 @@ static int choose_auto(mb_kin *k, double t, char *err, size_t errlen) {
 static int factor_dep(mb_kin *k, int *ok, double *ratio, char *err, size_t errlen) {
     int rc;
     if (!k->blocks && !(k->blocks = kin_blocks_create(k->o.blocks ? k->m->constraints_dz_pattern : NULL, k->nc, k->nz, k->dep, k->rank,
-                                                      k->ind, k->dof, err, errlen)))
+                                                      k->ind, k->dof, k->o.lu, err, errlen)))
         return MB_ERR_ALLOC;
-    if ((rc = kin_blocks_factor(k->blocks, k->J, k->o.rank_tol, ratio, err, errlen))) return rc;
+    if ((rc = kin_blocks_factor(k->blocks, k->J, k->o.rank_tol, k->o.reselect_tol, ratio, err, errlen))) return rc;
     *ok = *ratio > 0 && *ratio >= k->o.reselect_tol;
     return MB_OK;
 }
@@ -515,6 +518,14 @@ int mb_kin_R(mb_kin *k, double *R, char *err, size_t errlen) {
     if (k->rank == 0 || d == 0) return MB_OK;
     return kin_blocks_R(k->blocks, k->J, R, err, errlen);
 }
+
+int mb_kin_R_values(mb_kin *k, double *R, char *err, size_t errlen) {
+    if (k->rank < 0) return mb_fail(err, errlen, MB_ERR_ARG, "mb_kin_R_values: call mb_kin_factor first");
+    if (k->rank == 0 || k->dof == 0) return MB_OK;
+    return kin_blocks_R(k->blocks, k->J, R, err, errlen);
+}
+
+long mb_kin_choice(const mb_kin *k) { return k->choice; }
 
 int mb_kin_multipliers(mb_kin *k, double t, const double *z, const double *p, const double *r, double *lambda,
                        char *err, size_t errlen) {

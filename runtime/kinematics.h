@@ -13,19 +13,22 @@
  *   position      Phi_z[:, d] dz_d = -Phi                         (Newton, damped)
  *   velocity      Phi_z[:, d] zd_d = -(Phi_t + Phi_z[:, i] zd_i)
  *   acceleration  Phi_z[:, d] zdd_d = -(bias + Phi_z[:, i] zdd_i)  (bias = dPhi_z/dt zd + dPhi_t/dt)
- * The dependent block Phi_z[:, d] (nc x r) is factored by QR with column
- * pivoting and solved in the least-squares sense, so redundant but compatible
- * constraints (nc > r) need no special case. */
+ * The dependent block Phi_z[:, d] (nc x r) is split by its pattern (kin_blocks.h); a square block is factored by
+ * LU with complete pivoting, one with redundant rows by QR with column pivoting and solved in the least-squares
+ * sense, so redundant but compatible constraints (nc > r) need no special case. */
 
 typedef struct {
     double pos_tol;       /* position problem converged when max|Phi| <= pos_tol (1e-12) */
     int pos_max_iter;     /* Newton iterations per position problem (50) */
-    double rank_tol;      /* |R_kk| <= rank_tol |R_11| counts as rank deficient, in QR of Phi_z (1e-9) */
+    double rank_tol;      /* |R_kk| <= rank_tol |R_11| counts as rank deficient, in QR of Phi_z (and |U_kk| <=
+                             rank_tol |U_11| in LU) (1e-9) */
     double reselect_tol;  /* re-choose the independent coordinates when the dependent block's
-                             |R_rr| / |R_11| falls below this (1e-2) */
+                             |R_rr| / |R_11| (LU: min |U_kk| / max |U_kk|) falls below this (1e-2) */
     int reselect;         /* 1: re-choose when ill-conditioned; 0: report MB_ERR_SINGULAR instead */
     int blocks;           /* 1: split the dependent block by Phi_z's generated pattern (kin_blocks.h); 0: factor it
                              as one dense block (the reference the split is checked against) */
+    int lu;               /* 1: square blocks by LU with complete pivoting (rank and conditioning from |U_kk|); 0:
+                             every block by pivoted QR (the reference LU is checked against) */
     int simplified;       /* 1: the position problem's Newton steps reuse the last factorization (from the last
                              solve, at a nearby point) while it divides ||Phi|| by 4 per step, so a solve costs one
                              factorization, at its solution; 0: a factorization at every iterate, so the result
@@ -62,6 +65,11 @@ int mb_kin_acceleration(mb_kin *k, double t, const double *z, const double *zd, 
                         char *err, size_t errlen);
 /* R (nz x dof, column-major): zd = R zd_i for scleronomic constraints; Phi_z R = 0, R[i, :] = I. */
 int mb_kin_R(mb_kin *k, double *R, char *err, size_t errlen);
+/* The same, writing only R's dependent non-zeros (mb_kin_R_pattern) into an R that mb_kin_R filled under the same
+ * choice of independent coordinates (mb_kin_choice unchanged): the rest of R is fixed by the choice. */
+int mb_kin_R_values(mb_kin *k, double *R, char *err, size_t errlen);
+/* A number that changes whenever the independent coordinates are chosen anew. */
+long mb_kin_choice(const mb_kin *k);
 
 /* The dependent block's least-squares solve with the current factors, as the velocity and acceleration problems
  * use it: b is nc x nrhs with leading dimension ldb >= max(nc, rank); on return its first rank rows hold the

@@ -35,6 +35,7 @@ struct mb_linalg {
     int *ipiv;      /* n: LU pivots (1-based, LAPACK's) */
     int *jpvt;      /* n: QR column pivots (1-based) */
     int *piv0;      /* n: the same, 0-based, for callers */
+    int inverted;   /* mb_inverse_small left a regular matrix's inverse */
     int *iwork;     /* n: condition estimators */
     double *tau;    /* min(m, n): Householder scalars */
     double *tmp;    /* max(m, n): permutation buffer */
@@ -105,6 +106,16 @@ double mb_norm1(int m, int n, const double *a) {
     for (int j = 0; j < n; ++j) {
         double s = 0;
         for (int i = 0; i < m; ++i) s += fabs(a[i + (size_t)j * m]);
+        if (s > best || isnan(s)) best = s;
+    }
+    return best;
+}
+
+double mb_norm_inf(int m, int n, const double *a) {
+    double best = 0;
+    for (int i = 0; i < m; ++i) {
+        double s = 0;
+        for (int j = 0; j < n; ++j) s += fabs(a[i + (size_t)j * m]);
         if (s > best || isnan(s)) best = s;
     }
     return best;
@@ -409,6 +420,102 @@ int mb_qrp_solve_transposed(const mb_linalg *ws, int m, int n, int rank, const d
     }
     for (int i = 0; i < m; ++i) x[i] = i < n ? y[i] : 0;
     for (int s = imin(m, n) - 1; s >= 0; --s) householder(qr + (size_t)s * m, ws->tau[s], s, m, x);
+    return MB_OK;
+}
+
+int mb_inverse_small(mb_linalg *ws, int n, double *a, double tol, int *rank, double *pmin, double *pmax, char *err,
+                     size_t errlen) {
+    int rc = check_ws(ws, n, n, 0, "inverse", err, errlen);
+    if (rc) return rc;
+    if ((rc = check_finite(n * n, a, "inverse input", err, errlen))) return rc;
+    int *piv = ws->ipiv;
+    double lo = INFINITY, hi = 0, first = 0;
+    int r = n;
+    ws->inverted = 0;
+    for (int k = 0; k < n; ++k) {
+        /* Partial pivoting: the largest entry of column k from row k down, the first of equals. */
+        double *ck = a + (size_t)k * n, best = fabs(ck[k]);
+        int p = k;
+        for (int i = k + 1; i < n; ++i)
+            if (fabs(ck[i]) > best) best = fabs(ck[i]), p = i;
+        piv[k] = p;
+        if (p != k)
+            for (int j = 0; j < n; ++j) {
+                double t = a[k + (size_t)j * n];
+                a[k + (size_t)j * n] = a[p + (size_t)j * n];
+                a[p + (size_t)j * n] = t;
+            }
+        double d = ck[k], ad = fabs(d);
+        if (k == 0) first = ad;
+        if (r == n && !(ad > default_tol(n, n, tol) * first)) r = k;
+        if (ad < lo) lo = ad;
+        if (ad > hi) hi = ad;
+        if (d == 0) break;
+        /* Gauss-Jordan step by columns: every other column less column k times its row-k entry scaled by 1/d
+         * (column k's row-k entry zeroed for it, so row k keeps the scaled entry), then column k becomes
+         * -column k / d with 1/d on the diagonal. */
+        double inv = 1 / d;
+        ck[k] = 0;
+        for (int j = 0; j < n; ++j) {
+            if (j == k) continue;
+            double *cj = a + (size_t)j * n, u = cj[k] * inv;
+            cj[k] = u;
+            if (u != 0)
+                for (int i = 0; i < n; ++i) cj[i] -= ck[i] * u;
+        }
+        for (int i = 0; i < n; ++i) ck[i] *= -inv;
+        ck[k] = inv;
+    }
+    if (rank) *rank = r;
+    if (pmin) *pmin = lo;
+    if (pmax) *pmax = hi;
+    if (r < n) return MB_OK;
+    /* The row interchanges of A are column interchanges of its inverse, undone in reverse order. */
+    for (int k = n - 1; k >= 0; --k)
+        if (piv[k] != k) {
+            double *x = a + (size_t)k * n, *y = a + (size_t)piv[k] * n;
+            for (int i = 0; i < n; ++i) {
+                double t = x[i];
+                x[i] = y[i];
+                y[i] = t;
+            }
+        }
+    ws->inverted = 1;
+    return MB_OK;
+}
+
+int mb_inverse_apply(mb_linalg *ws, int n, const double *inv, int nrhs, double *b, int ldb, char *err,
+                     size_t errlen) {
+    int rc = check_ws(ws, n, n, 0, "inverse apply", err, errlen);
+    if (rc) return rc;
+    if (!ws->inverted) return mb_fail(err, errlen, MB_ERR_SINGULAR, "inverse apply: the matrix is singular");
+    double *restrict y = ws->tmp;
+    for (int c = 0; c < nrhs; ++c) {
+        double *restrict x = b + (size_t)c * ldb;
+        double v = x[0];
+        for (int i = 0; i < n; ++i) y[i] = inv[i] * v;
+        for (int j = 1; j < n; ++j) {
+            const double *restrict col = inv + (size_t)j * n;
+            v = x[j];
+            for (int i = 0; i < n; ++i) y[i] += col[i] * v;
+        }
+        for (int i = 0; i < n; ++i) x[i] = y[i];
+    }
+    return MB_OK;
+}
+
+int mb_inverse_apply_transposed(mb_linalg *ws, int n, const double *inv, double *x, char *err, size_t errlen) {
+    int rc = check_ws(ws, n, n, 0, "inverse apply", err, errlen);
+    if (rc) return rc;
+    if (!ws->inverted) return mb_fail(err, errlen, MB_ERR_SINGULAR, "inverse apply: the matrix is singular");
+    double *y = ws->tmp;
+    for (int j = 0; j < n; ++j) {
+        const double *col = inv + (size_t)j * n;
+        double v = 0;
+        for (int i = 0; i < n; ++i) v += col[i] * x[i];
+        y[j] = v;
+    }
+    for (int j = 0; j < n; ++j) x[j] = y[j];
     return MB_OK;
 }
 

@@ -31,6 +31,8 @@ int mb_all_finite_pattern(const double *a, int rows, int cols, const int *colptr
 
 /* 1-norm (largest column sum of |a_ij|) of an m x n matrix, for the rcond calls. */
 double mb_norm1(int m, int n, const double *a);
+/* Infinity-norm (largest row sum of |a_ij|). */
+double mb_norm_inf(int m, int n, const double *a);
 
 /* Cholesky A = L L' of a symmetric n x n matrix (only the lower triangle is read;
  * L replaces it). MB_ERR_NOT_PD names the first leading minor that is not
@@ -78,6 +80,19 @@ int mb_qrp_solve(mb_linalg *ws, int m, int n, int rank, const double *qr, int nr
  * when rank < n. */
 int mb_qrp_solve_transposed(const mb_linalg *ws, int m, int n, int rank, const double *qr, double *x, char *err,
                             size_t errlen);
+
+/* The inverse of a small n x n matrix in place, by Gauss-Jordan elimination with partial pivoting (plain loops;
+ * the pivots stay in ws). *rank = the leading pivots above tol |first pivot| (tol <= 0: n DBL_EPSILON); *pmin,
+ * *pmax = the smallest and largest |pivot| (pmin / pmax: the conditioning test, as |R_nn / R_11| of pivoted QR);
+ * below full rank a is left unspecified and the applies fail. For the square blocks factored at every evaluation and then applied to many right-hand sides:
+ * an application is a product by columns, which vectorizes, where a triangular solve runs one entry at a time. */
+int mb_inverse_small(mb_linalg *ws, int n, double *a, double tol, int *rank, double *pmin, double *pmax, char *err,
+                     size_t errlen);
+/* B = A^-1 B for nrhs columns (n x nrhs, leading dimension ldb >= n). MB_ERR_SINGULAR after a singular matrix. */
+int mb_inverse_apply(mb_linalg *ws, int n, const double *inv, int nrhs, double *b, int ldb, char *err,
+                     size_t errlen);
+/* x = A^-T x (n values). */
+int mb_inverse_apply_transposed(mb_linalg *ws, int n, const double *inv, double *x, char *err, size_t errlen);
 
 /* Minimum-norm least-squares solution of A X ~ B (LAPACK dgelsy: complete
  * orthogonal factorization with a rank tolerance as in mb_qrp_factor). A is

@@ -144,6 +144,9 @@ tap.ok(out:find("in 3 blocks (9 x 9, 4 x 4, 4 x 4)", 1, true), "dependent block 
 local both, worst = H.dense_kinematics_difference("'" .. H.root .. "build/run_matrix_r/models/buggy-manoeuvre=2/mbrun'",
   "--static --t-end 2", tmp)
 tap.ok(both and worst < 1e-8, string.format("lane change to 2 s: blocks and one dense block agree to %.2g (relative)", worst))
+local bq, wq = H.dense_kinematics_difference("'" .. H.root .. "build/run_matrix_r/models/buggy-manoeuvre=2/mbrun'",
+  "--static --t-end 2", tmp, "--qr-kinematics")
+tap.ok(bq and wq < 1e-8, string.format("lane change to 2 s: inverted blocks and pivoted QR agree to %.2g (relative)", wq))
 
 -- The lane change with Matrix R and the implicit trapezoidal rule at the seed's 15 ms step (the reduced system on
 -- the independent coordinates, exact Newton tangent, kept while it converges): the same path as rk4 at 1 ms

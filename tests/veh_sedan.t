@@ -200,6 +200,11 @@ tap.ok(out:find("in 3 blocks (9 x 9, 5 x 5, 5 x 5)", 1, true), "dependent block 
 local both, worst, o1, o2 = H.dense_kinematics_difference("'" .. H.root .. "build/run_matrix_r/models/sedan/mbrun'", "--static --t-end 2", dir)
 tap.ok(both and worst < 1e-8, string.format("slalom to 2 s: blocks and one dense block agree to %.2g (relative)", worst))
 tap.ok(o2:find("in 1 block (19 x 19)", 1, true), "--dense-kinematics factors one 19 x 19 block")
+-- The square blocks inverted by Gauss-Jordan (the default) against pivoted QR, the factorization they replaced.
+local bq, wq, _, oq = H.dense_kinematics_difference("'" .. H.root .. "build/run_matrix_r/models/sedan/mbrun'",
+  "--static --t-end 2", dir, "--qr-kinematics")
+tap.ok(bq and wq < 1e-8 and o1:find("square ones inverted", 1, true) and oq:find("all by pivoted QR", 1, true),
+  string.format("slalom to 2 s: inverted blocks and pivoted QR agree to %.2g (relative)", wq))
 local w1 = tonumber(o1:match("work of the constraints (%S+),"))
 local w2 = tonumber(o2:match("work of the constraints (%S+),"))
 tap.ok(w1 and w2 and math.abs(w1 - w2) < 1e-8 * math.max(1, math.abs(w2)),

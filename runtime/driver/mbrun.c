@@ -66,6 +66,8 @@ static void usage(FILE *f, const char *prog) {
             "  --dense-kinematics    matrix_r, al3: factor the dependent block of Phi_z as one dense block, not\n"
             "                        split into the blocks of its pattern (the reference the split is checked\n"
             "                        against)\n"
+            "  --qr-kinematics       matrix_r, al3: factor every dependent block by pivoted QR, not square ones\n"
+            "                        by Gauss-Jordan inverses (the reference the inverses are checked against)\n"
             "  --rod-inertia M       massive rods: exact (their mass in M), or point | linear | quadratic (their\n"
             "                        inertia forces from accelerations extrapolated from RK4's first stages,\n"
             "                        M without the rods; matrix_r with rk4). Default: the model's rods\n"
@@ -200,6 +202,9 @@ static int parse_args(int argc, char **argv, run_args *a) {
             takes = 0;
         } else if (!strcmp(opt, "--dense-kinematics")) {
             a->o.kin.blocks = 0;
+            takes = 0;
+        } else if (!strcmp(opt, "--qr-kinematics")) {
+            a->o.kin.lu = 0;
             takes = 0;
         } else if (!strcmp(opt, "--rod-partitioned")) {
             a->o.rod_partitioned = 1;
@@ -663,7 +668,7 @@ static int run(const run_args *a) {
                    mb_sim_factorizations(s), st.rhs_evals > 0 ? (double)mb_sim_factorizations(s) / st.rhs_evals : 0.0);
             if (nb > 0) printf(", in %d block%s (", nb, nb == 1 ? "" : "s");
             for (int b = 0; b < nb && b < 8; ++b) printf("%s%d x %d", b ? ", " : "", rows[b], cols[b]);
-            if (nb > 0) printf("%s)", nb > 8 ? ", ..." : "");
+            if (nb > 0) printf("%s), %s", nb > 8 ? ", ..." : "", a->o.kin.lu ? "square ones inverted" : "all by pivoted QR");
             printf("\n");
             const int *ind = mb_sim_independent(s);
             if (ind) {

@@ -31,8 +31,8 @@ int main(void) {
     double J[NC * NZ] = {0};
     for (int c = 0; c < NZ; ++c)
         for (int q = colptr[c]; q < colptr[c + 1]; ++q) J[rowind[q] + NC * c] = rnd() + (c == rowind[q] ? 2 : 0);
-    kin_blocks *kb = kin_blocks_create(&P, NC, NZ, dep, RANK, ind, DOF, err, sizeof err);
-    kin_blocks *kd = kin_blocks_create(NULL, NC, NZ, dep, RANK, ind, DOF, err, sizeof err);
+    kin_blocks *kb = kin_blocks_create(&P, NC, NZ, dep, RANK, ind, DOF, 1, err, sizeof err);
+    kin_blocks *kd = kin_blocks_create(NULL, NC, NZ, dep, RANK, ind, DOF, 1, err, sizeof err);
     ok(kb && kd, "blocks made (%s)", err);
     is_int(kin_blocks_count(kb), 3, "three blocks by the pattern");
     int m[3], n[3];
@@ -40,8 +40,8 @@ int main(void) {
     ok(m[0] == 3 && n[0] == 3 && m[1] == 4 && n[1] == 3 && m[2] == 2 && n[2] == 2, "shapes 3 x 3, 4 x 3, 2 x 2");
     is_int(kin_blocks_count(kd), 1, "one block without a pattern");
     double rb = 0, rd = 0;
-    is_int(kin_blocks_factor(kb, J, 1e-9, &rb, err, sizeof err), MB_OK, "blocks factored");
-    is_int(kin_blocks_factor(kd, J, 1e-9, &rd, err, sizeof err), MB_OK, "the dense block factored");
+    is_int(kin_blocks_factor(kb, J, 1e-9, 1e-2, &rb, err, sizeof err), MB_OK, "blocks factored");
+    is_int(kin_blocks_factor(kd, J, 1e-9, 1e-2, &rd, err, sizeof err), MB_OK, "the dense block factored");
     ok(rb > 1e-3 && rd > 1e-3, "both regular (ratios %.3g, %.3g)", rb, rd);
 
     /* Least squares (the redundant row makes it a true least-squares problem) with more right-hand sides than the
@@ -87,19 +87,45 @@ int main(void) {
     }
     ok(res < 1e-13, "Phi_z[:, dep]' lambda = g to %.1g", res);
 
+    /* Square blocks inverted (the default) against every block by pivoted QR: the same solutions, R and multipliers;
+     * the conditioning ratios are of the same kind (pivots, |R_kk|) and both well above the re-selection's 1e-2. */
+    kin_blocks *kq = kin_blocks_create(&P, NC, NZ, dep, RANK, ind, DOF, 0, err, sizeof err);
+    double rq = 0, B3[LDB * NRHS], R3[NZ * DOF] = {0}, l3[NC];
+    is_int(kin_blocks_factor(kq, J, 1e-9, 1e-2, &rq, err, sizeof err), MB_OK, "blocks factored by QR alone");
+    ok(rq > 1e-2 && rb > 1e-2 && rb <= rq * (1 + 1e-12), "conditioning: %.3g bounded from the inverses, %.3g by QR", rb, rq);
+    double rx = 0;
+    kin_blocks_factor(kb, J, 1e-9, 1, &rx, err, sizeof err);
+    ok(fabs(rx - rq) < 1e-12 * rq, "below the threshold the ratio is QR's (%.6g, %.6g)", rx, rq);
+    for (int i = 0; i < LDB * NRHS; ++i) B3[i] = B2[i];
+    for (int i = 0; i < LDB * NRHS; ++i) B1[i] = B2[i];
+    kin_blocks_solve(kb, NRHS, B1, LDB, err, sizeof err);
+    kin_blocks_solve(kq, NRHS, B3, LDB, err, sizeof err);
+    e = 0;
+    for (int c = 0; c < NRHS; ++c) e = fmax(e, maxdiff(RANK, B1 + LDB * c, B3 + LDB * c));
+    ok(e < 1e-13, "inverses and QR: the same solutions (%.1g)", e);
+    kin_blocks_R(kq, J, R3, err, sizeof err);
+    ok(maxdiff(NZ * DOF, R1, R3) < 1e-13, "the same R (%.1g)", maxdiff(NZ * DOF, R1, R3));
+    kin_blocks_solve_transposed(kq, g, l3, err, sizeof err);
+    ok(maxdiff(NC, l1, l3) < 1e-13, "the same multipliers (%.1g)", maxdiff(NC, l1, l3));
+    kin_blocks_free(kq);
+
     /* A rank-deficient block (coordinate 5 = 2 x coordinate 4) fails the conditioning test on both paths. */
     for (int i = 0; i < NC; ++i) J[i + NC * 5] = 2 * J[i + NC * 4];
-    kin_blocks_factor(kb, J, 1e-9, &rb, err, sizeof err);
-    kin_blocks_factor(kd, J, 1e-9, &rd, err, sizeof err);
+    kin_blocks_factor(kb, J, 1e-9, 1e-2, &rb, err, sizeof err);
+    kin_blocks_factor(kd, J, 1e-9, 1e-2, &rd, err, sizeof err);
     ok(rb == 0 && rd == 0, "a dependent column repeated: ratio 0 (%.2g, %.2g)", rb, rd);
+    is_int(kin_blocks_worst(kb), 1, "the block named is the 4 x 3 one");
+    for (int i = 0; i < NC; ++i) J[i + NC * 5] = J[i + NC * 4] + 1e-3 * (i == 4), J[i + NC * 1] = 3 * J[i + NC * 0];
+    kin_blocks_factor(kb, J, 1e-9, 1e-2, &rb, err, sizeof err);
+    ok(rb == 0 && kin_blocks_worst(kb) == 0, "a square block's column repeated: ratio 0, block 0 named (%.2g)", rb);
     kin_blocks_free(kb);
     kin_blocks_free(kd);
 
     /* A dependent coordinate whose column is structurally zero is a block of its own that is never regular. */
     static const int dep2[RANK] = {0, 1, 2, 3, 4, 6, 7, 10}, ind2[DOF] = {5, 8, 9, 11, 12, 13};
-    kb = kin_blocks_create(&P, NC, NZ, dep2, RANK, ind2, DOF, err, sizeof err);
+    kb = kin_blocks_create(&P, NC, NZ, dep2, RANK, ind2, DOF, 1, err, sizeof err);
     is_int(kin_blocks_count(kb), 4, "a zero dependent column: a fourth block");
-    kin_blocks_factor(kb, J, 1e-9, &rb, err, sizeof err);
+    kin_blocks_factor(kb, J, 1e-9, 1e-2, &rb, err, sizeof err);
     ok(rb == 0, "and the choice is not regular (ratio %.2g)", rb);
     kin_blocks_free(kb);
     return done_testing();

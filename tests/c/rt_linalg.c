@@ -1,4 +1,5 @@
 /* rt_linalg.c: the LAPACK wrappers solve known small systems and report singular or indefinite input. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -200,6 +201,70 @@ int main(void) {
         free(S0);
         free(Lc);
     }
+
+    /* Gauss-Jordan inverses (the square dependent blocks): A X = I, the applications equal products by X, the
+     * pivots (permuted rows, a leading zero) and a singular matrix. */
+    for (int n = 1; n <= 9; ++n) {
+        mb_linalg *wi = mb_linalg_create(n, n, 1, err, sizeof err);
+        double *A0 = malloc((size_t)n * n * sizeof(double)), *X = malloc((size_t)n * n * sizeof(double));
+        double v[9], w[9], y[9];
+        unsigned s = 17u * (unsigned)n;
+        for (int i = 0; i < n * n; ++i) {
+            s = s * 1103515245u + 12345u;
+            A0[i] = (double)(s >> 8) / 16777216.0 - 0.5;
+        }
+        A0[0] = 0; /* the first pivot must come from another row */
+        memcpy(X, A0, (size_t)n * n * sizeof(double));
+        int rk = -1;
+        double lo = 0, hi = 0;
+        is_int(mb_inverse_small(wi, n, X, 1e-12, &rk, &lo, &hi, err, sizeof err), MB_OK, "inverse %d x %d", n, n);
+        double e = 0, amax = 0, xmax = 0;
+        for (int i = 0; i < n; ++i)
+            for (int j = 0; j < n; ++j) {
+                double p = 0;
+                for (int k = 0; k < n; ++k) p += A0[i + n * k] * X[k + n * j];
+                e = fmax(e, fabs(p - (i == j)));
+                amax = fmax(amax, fabs(A0[i + n * j]));
+                xmax = fmax(xmax, fabs(X[i + n * j]));
+            }
+        if (n == 1) {
+            ok(rk == 0 && lo == 0, "1 x 1 zero: rank 0");
+            is_int(mb_inverse_apply(wi, 1, X, 1, v, 1, err, sizeof err), MB_ERR_SINGULAR, "1 x 1 zero: singular, no apply");
+        } else {
+            ok(rk == n && e < 1e-13 * n * amax * xmax, "A X = I to %.1g (n = %d, pivots %.2g .. %.2g)", e, n, lo, hi);
+            for (int i = 0; i < n; ++i) v[i] = w[i] = i - 0.3 * n;
+            is_int(mb_inverse_apply(wi, n, X, 1, v, n, err, sizeof err), MB_OK, "apply");
+            for (int i = 0; i < n; ++i) {
+                y[i] = 0;
+                for (int k = 0; k < n; ++k) y[i] += X[i + n * k] * w[k];
+            }
+            ok(maxdiff(n, v, y) == 0, "apply = X b exactly (n = %d)", n);
+            for (int i = 0; i < n; ++i) v[i] = w[i];
+            is_int(mb_inverse_apply_transposed(wi, n, X, v, err, sizeof err), MB_OK, "transposed apply");
+            for (int i = 0; i < n; ++i) {
+                y[i] = 0;
+                for (int k = 0; k < n; ++k) y[i] += A0[k + n * i] * v[k];
+            }
+            ok(maxdiff(n, y, w) < 1e-12 * n * amax * xmax, "A' (A^-T b) = b to %.1g", maxdiff(n, y, w));
+            /* Column 1 = 3 x column 0: rank n - 1, the applications refuse. */
+            for (int i = 0; i < n; ++i) X[i] = A0[i] + 1, X[i + n] = 3 * X[i];
+            for (int i = 2 * n; i < n * n; ++i) X[i] = A0[i];
+            is_int(mb_inverse_small(wi, n, X, 1e-12, &rk, &lo, &hi, err, sizeof err), MB_OK, "a singular %d x %d", n, n);
+            ok(rk < n, "its rank is below %d (%d; smallest pivot %.2g of %.2g)", n, rk, lo, hi);
+            is_int(mb_inverse_apply(wi, n, X, 1, v, n, err, sizeof err), MB_ERR_SINGULAR, "and it is not applied: %s", err);
+        }
+        free(A0);
+        free(X);
+        mb_linalg_free(wi);
+    }
+    double Dg[4] = {1e-3, 0, 0, 2}, pl, ph;
+    mb_linalg *w2i = mb_linalg_create(2, 2, 1, err, sizeof err);
+    int r2 = 0;
+    mb_inverse_small(w2i, 2, Dg, 1e-12, &r2, &pl, &ph, err, sizeof err);
+    ok(r2 == 2 && pl == 1e-3 && ph == 2 && Dg[0] == 1e3 && Dg[3] == 0.5, "diag(1e-3, 2): pivots 1e-3 and 2, inverse diag(1e3, 0.5)");
+    Dg[0] = NAN, Dg[1] = Dg[2] = 0, Dg[3] = 1;
+    is_int(mb_inverse_small(w2i, 2, Dg, 1e-12, &r2, &pl, &ph, err, sizeof err), MB_ERR_NAN, "NaN input: %s", err);
+    mb_linalg_free(w2i);
 
     mb_linalg_free(ws);
     ok(mb_linalg_create(0, 3, 1, err, sizeof err) == NULL && strstr(err, ">= 1"), "bad sizes refused: %s", err);

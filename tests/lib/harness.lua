@@ -79,13 +79,13 @@ function H.csv_last(path)
   return row
 end
 
--- Runs an mbrun driver (the command and its options) with and without --dense-kinematics, each writing a CSV in
--- dir; returns the largest difference of a coordinate or velocity in the last rows relative to max(1, |value|),
--- the two outputs and whether both ran.
-function H.dense_kinematics_difference(driver, args, dir)
+-- Runs an mbrun driver (the command and its options) with and without a kinematics option (--dense-kinematics, or
+-- flag), each writing a CSV in dir; returns the largest difference of a coordinate or velocity in the last rows
+-- relative to max(1, |value|), the two outputs and whether both ran.
+function H.dense_kinematics_difference(driver, args, dir, flag)
   local a, b = dir .. "/blocks.csv", dir .. "/dense.csv"
   local ok1, out1 = H.sh(string.format("%s %s --out '%s'", driver, args, a))
-  local ok2, out2 = H.sh(string.format("%s %s --dense-kinematics --out '%s'", driver, args, b))
+  local ok2, out2 = H.sh(string.format("%s %s %s --out '%s'", driver, args, flag or "--dense-kinematics", b))
   local ra, rb, worst, count = H.csv_last(a), H.csv_last(b), 0, 0
   for name, v in pairs(rb) do
     if name:match("^zd?%.") then
