@@ -78,6 +78,8 @@ int buggy_constraints_dz_tw_dp(const mb_args *a, mb_real *out, mb_real *work);
 #define buggy_constraints_dz_tw_dp_NWORK 0
 int buggy_objective_step_descent_integrand(const mb_args *a, mb_real *out, mb_real *work);
 #define buggy_objective_step_descent_integrand_NWORK 0
+int buggy_matrix_r_reduce(const mb_real *M, const mb_real *Q, const mb_real *x, const mb_real *R,
+    mb_real *L, mb_real *zdd);
 
 /* The largest workspace of any function above, in mb_reals. */
 #define buggy_NWORK 7877

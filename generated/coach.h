@@ -76,6 +76,8 @@ int coach_constraint_acc_dp(const mb_args *a, mb_real *out, mb_real *work);
 #define coach_constraint_acc_dp_NWORK 0
 int coach_constraints_dz_tw_dp(const mb_args *a, mb_real *out, mb_real *work);
 #define coach_constraints_dz_tw_dp_NWORK 0
+int coach_matrix_r_reduce(const mb_real *M, const mb_real *Q, const mb_real *x, const mb_real *R,
+    mb_real *L, mb_real *zdd);
 
 /* The largest workspace of any function above, in mb_reals. */
 #define coach_NWORK 6655

@@ -2032,6 +2032,61 @@ int fivebar_objective_psi3_integrand(const mb_args *a, mb_real *out, mb_real *wo
 #endif /* section 1 */
 
 #if MB_SECTION(1)
+/* Matrix R's reduced system for the declared independent coordinates, from the structure fixed with them:
+ * t = Q - M x at the rows R' reads; Mb = R'M R column by column into L's upper triangle (column c of M R only at
+ * the rows R' reads, M's and R's structural zeros skipped); Mb = L L' in L's lower triangle; L L' zi = R' t;
+ * zdd = x + R zi. M: nz x nz, R: nz x d, both read at their patterns only (R's identity rows implied); x: the
+ * accelerations with zdd_i = 0 (zero in the independent rows). MB_FN_SINGULAR where a pivot of Mb is not positive
+ * and finite (L and zdd then unspecified). Column c of R and of Mb belongs to independent coordinate c:
+ * 0 J0, 1 J4 */
+int fivebar_matrix_r_reduce(const mb_real *MB_RESTRICT M, const mb_real *MB_RESTRICT Q, const mb_real *MB_RESTRICT x,
+    const mb_real *MB_RESTRICT R, mb_real *MB_RESTRICT L, mb_real *MB_RESTRICT zdd)
+{
+    mb_real t[4], c[4], g[2], s;
+    /* t = Q - M x */
+    t[0] = Q[0] - M[0 + 4 * 1] * x[1];
+    t[1] = Q[1] - M[1 + 4 * 1] * x[1];
+    t[2] = Q[2] - M[2 + 4 * 3] * x[3];
+    t[3] = Q[3] - M[3 + 4 * 3] * x[3];
+    /* column 0, J0: M R at the rows read, then Mb[.., 0] and (R' t)[0] */
+    c[0] = M[0 + 4 * 0] + M[0 + 4 * 1] * R[1 + 4 * 0];
+    c[1] = M[1 + 4 * 0] + M[1 + 4 * 1] * R[1 + 4 * 0];
+    c[3] = M[3 + 4 * 3] * R[3 + 4 * 0];
+    L[0 + 2 * 0] = c[0] + R[1 + 4 * 0] * c[1] + R[3 + 4 * 0] * c[3];
+    g[0] = t[0] + R[1 + 4 * 0] * t[1] + R[3 + 4 * 0] * t[3];
+    /* column 1, J4: M R at the rows read, then Mb[.., 1] and (R' t)[1] */
+    c[0] = M[0 + 4 * 1] * R[1 + 4 * 1];
+    c[1] = M[1 + 4 * 1] * R[1 + 4 * 1];
+    c[2] = M[2 + 4 * 2] + M[2 + 4 * 3] * R[3 + 4 * 1];
+    c[3] = M[3 + 4 * 2] + M[3 + 4 * 3] * R[3 + 4 * 1];
+    L[0 + 2 * 1] = c[0] + R[1 + 4 * 0] * c[1] + R[3 + 4 * 0] * c[3];
+    L[1 + 2 * 1] = c[2] + R[1 + 4 * 1] * c[1] + R[3 + 4 * 1] * c[3];
+    g[1] = t[2] + R[1 + 4 * 1] * t[1] + R[3 + 4 * 1] * t[3];
+    /* Mb = L L' (Mb read from the upper triangle, L written to the lower) */
+    s = L[0 + 2 * 0];
+    if (!MB_PIVOT_OK(s)) return MB_FN_SINGULAR;
+    L[0 + 2 * 0] = MB_SQRT(s);
+    L[1 + 2 * 0] = L[0 + 2 * 1] / L[0 + 2 * 0];
+    s = L[1 + 2 * 1] - L[1 + 2 * 0] * L[1 + 2 * 0];
+    if (!MB_PIVOT_OK(s)) return MB_FN_SINGULAR;
+    L[1 + 2 * 1] = MB_SQRT(s);
+    /* L y = R' t, L' zi = y */
+    g[0] = g[0] / L[0 + 2 * 0];
+    g[1] = (g[1] - L[1 + 2 * 0] * g[0]) / L[1 + 2 * 1];
+    g[1] = g[1] / L[1 + 2 * 1];
+    g[0] = (g[0] - L[1 + 2 * 0] * g[1]) / L[0 + 2 * 0];
+    /* zdd = x + R zi */
+    zdd[0] = g[0];
+    zdd[1] = x[1] + R[1 + 4 * 0] * g[0] + R[1 + 4 * 1] * g[1];
+    zdd[2] = g[1];
+    zdd[3] = x[3] + R[3 + 4 * 0] * g[0] + R[3 + 4 * 1] * g[1];
+    return MB_FN_OK;
+}
+
+static const int fivebar_matrix_r_R_colptr[3] = { 0, 2, 4 };
+static const int fivebar_matrix_r_R_rowind[4] = { 1, 3, 1, 3 };
+static const mb_pattern fivebar_matrix_r_R_pattern = { 4, 2, fivebar_matrix_r_R_colptr, fivebar_matrix_r_R_rowind };
+static const mb_reduction fivebar_matrix_r = { fivebar_matrix_r_reduce, &fivebar_matrix_r_R_pattern };
 static const char *const fivebar_z_names[4] = {
     "J0",
     "J1",
@@ -2204,5 +2259,6 @@ const mb_model fivebar_model = {
     .gravity = { 0.0, -9.8100000000000005, 0.0 },
     .slot_ops = fivebar_slot_ops,
     .c_names = fivebar_c_names,
+    .matrix_r = &fivebar_matrix_r,
 };
 #endif

@@ -1870,6 +1870,66 @@ int fivebar_point_objective_psi3_integrand(const mb_args *a, mb_real *out, mb_re
 #endif /* section 1 */
 
 #if MB_SECTION(1)
+/* Matrix R's reduced system for the declared independent coordinates, from the structure fixed with them:
+ * t = Q - M x at the rows R' reads; Mb = R'M R column by column into L's upper triangle (column c of M R only at
+ * the rows R' reads, M's and R's structural zeros skipped); Mb = L L' in L's lower triangle; L L' zi = R' t;
+ * zdd = x + R zi. M: nz x nz, R: nz x d, both read at their patterns only (R's identity rows implied); x: the
+ * accelerations with zdd_i = 0 (zero in the independent rows). MB_FN_SINGULAR where a pivot of Mb is not positive
+ * and finite (L and zdd then unspecified). Column c of R and of Mb belongs to independent coordinate c:
+ * 0 x2, 1 y2 */
+int fivebar_point_matrix_r_reduce(const mb_real *MB_RESTRICT M, const mb_real *MB_RESTRICT Q, const mb_real *MB_RESTRICT x,
+    const mb_real *MB_RESTRICT R, mb_real *MB_RESTRICT L, mb_real *MB_RESTRICT zdd)
+{
+    mb_real t[6], c[6], g[2], s;
+    /* t = Q - M x */
+    t[0] = Q[0] - M[0 + 6 * 0] * x[0] - M[0 + 6 * 1] * x[1];
+    t[1] = Q[1] - M[1 + 6 * 0] * x[0] - M[1 + 6 * 1] * x[1];
+    t[2] = Q[2] - M[2 + 6 * 2] * x[2] - M[2 + 6 * 3] * x[3];
+    t[3] = Q[3] - M[3 + 6 * 2] * x[2] - M[3 + 6 * 3] * x[3];
+    t[4] = Q[4];
+    t[5] = Q[5];
+    /* column 0, x2: M R at the rows read, then Mb[.., 0] and (R' t)[0] */
+    c[0] = M[0 + 6 * 0] * R[0 + 6 * 0] + M[0 + 6 * 1] * R[1 + 6 * 0];
+    c[1] = M[1 + 6 * 0] * R[0 + 6 * 0] + M[1 + 6 * 1] * R[1 + 6 * 0];
+    c[2] = M[2 + 6 * 2] * R[2 + 6 * 0] + M[2 + 6 * 3] * R[3 + 6 * 0];
+    c[3] = M[3 + 6 * 2] * R[2 + 6 * 0] + M[3 + 6 * 3] * R[3 + 6 * 0];
+    L[0 + 2 * 0] = R[0 + 6 * 0] * c[0] + R[1 + 6 * 0] * c[1] + R[2 + 6 * 0] * c[2] + R[3 + 6 * 0] * c[3];
+    g[0] = t[4] + R[0 + 6 * 0] * t[0] + R[1 + 6 * 0] * t[1] + R[2 + 6 * 0] * t[2] + R[3 + 6 * 0] * t[3];
+    /* column 1, y2: M R at the rows read, then Mb[.., 1] and (R' t)[1] */
+    c[0] = M[0 + 6 * 0] * R[0 + 6 * 1] + M[0 + 6 * 1] * R[1 + 6 * 1];
+    c[1] = M[1 + 6 * 0] * R[0 + 6 * 1] + M[1 + 6 * 1] * R[1 + 6 * 1];
+    c[2] = M[2 + 6 * 2] * R[2 + 6 * 1] + M[2 + 6 * 3] * R[3 + 6 * 1];
+    c[3] = M[3 + 6 * 2] * R[2 + 6 * 1] + M[3 + 6 * 3] * R[3 + 6 * 1];
+    L[0 + 2 * 1] = R[0 + 6 * 0] * c[0] + R[1 + 6 * 0] * c[1] + R[2 + 6 * 0] * c[2] + R[3 + 6 * 0] * c[3];
+    L[1 + 2 * 1] = R[0 + 6 * 1] * c[0] + R[1 + 6 * 1] * c[1] + R[2 + 6 * 1] * c[2] + R[3 + 6 * 1] * c[3];
+    g[1] = t[5] + R[0 + 6 * 1] * t[0] + R[1 + 6 * 1] * t[1] + R[2 + 6 * 1] * t[2] + R[3 + 6 * 1] * t[3];
+    /* Mb = L L' (Mb read from the upper triangle, L written to the lower) */
+    s = L[0 + 2 * 0];
+    if (!MB_PIVOT_OK(s)) return MB_FN_SINGULAR;
+    L[0 + 2 * 0] = MB_SQRT(s);
+    L[1 + 2 * 0] = L[0 + 2 * 1] / L[0 + 2 * 0];
+    s = L[1 + 2 * 1] - L[1 + 2 * 0] * L[1 + 2 * 0];
+    if (!MB_PIVOT_OK(s)) return MB_FN_SINGULAR;
+    L[1 + 2 * 1] = MB_SQRT(s);
+    /* L y = R' t, L' zi = y */
+    g[0] = g[0] / L[0 + 2 * 0];
+    g[1] = (g[1] - L[1 + 2 * 0] * g[0]) / L[1 + 2 * 1];
+    g[1] = g[1] / L[1 + 2 * 1];
+    g[0] = (g[0] - L[1 + 2 * 0] * g[1]) / L[0 + 2 * 0];
+    /* zdd = x + R zi */
+    zdd[0] = x[0] + R[0 + 6 * 0] * g[0] + R[0 + 6 * 1] * g[1];
+    zdd[1] = x[1] + R[1 + 6 * 0] * g[0] + R[1 + 6 * 1] * g[1];
+    zdd[2] = x[2] + R[2 + 6 * 0] * g[0] + R[2 + 6 * 1] * g[1];
+    zdd[3] = x[3] + R[3 + 6 * 0] * g[0] + R[3 + 6 * 1] * g[1];
+    zdd[4] = g[0];
+    zdd[5] = g[1];
+    return MB_FN_OK;
+}
+
+static const int fivebar_point_matrix_r_R_colptr[3] = { 0, 4, 8 };
+static const int fivebar_point_matrix_r_R_rowind[8] = { 0, 1, 2, 3, 0, 1, 2, 3 };
+static const mb_pattern fivebar_point_matrix_r_R_pattern = { 6, 2, fivebar_point_matrix_r_R_colptr, fivebar_point_matrix_r_R_rowind };
+static const mb_reduction fivebar_point_matrix_r = { fivebar_point_matrix_r_reduce, &fivebar_point_matrix_r_R_pattern };
 static const char *const fivebar_point_z_names[6] = {
     "J0",
     "J1",
@@ -2032,5 +2092,6 @@ const mb_model fivebar_point_model = {
     .gravity = { 0.0, -9.8100000000000005, 0.0 },
     .slot_ops = fivebar_point_slot_ops,
     .c_names = fivebar_point_c_names,
+    .matrix_r = &fivebar_point_matrix_r,
 };
 #endif

@@ -86,6 +86,8 @@ int sedan_constraint_acc_dp(const mb_args *a, mb_real *out, mb_real *work);
 #define sedan_constraint_acc_dp_NWORK 0
 int sedan_constraints_dz_tw_dp(const mb_args *a, mb_real *out, mb_real *work);
 #define sedan_constraints_dz_tw_dp_NWORK 0
+int sedan_matrix_r_reduce(const mb_real *M, const mb_real *Q, const mb_real *x, const mb_real *R,
+    mb_real *L, mb_real *zdd);
 
 /* The largest workspace of any function above, in mb_reals. */
 #define sedan_NWORK 5296

@@ -244,4 +244,11 @@ initial_velocity {
   fl_wheel_spin = V0 / (R - dz.front), fr_wheel_spin = V0 / (R - dz.front),
   rl_wheel_spin = V0 / (R - dz.rear), rr_wheel_spin = V0 / (R - dz.rear),
 }
+-- One fixed set of independent coordinates (seeds/003.md's vehicles keep theirs for the whole run): the chassis 6,
+-- each corner's upper control arm and wheel spin; the knuckles and lower arms follow. It is the set pivoting
+-- chooses at the start, and declaring it lets the generator unroll Matrix R's reduced system for it.
+independent {
+  "chassis_float.x", "chassis_float.y", "chassis_float.z", "chassis_float.rz", "chassis_float.ry", "chassis_float.rx",
+  "fl_uca", "fl_wheel_spin", "fr_uca", "fr_wheel_spin", "rl_uca", "rl_wheel_spin", "rr_uca", "rr_wheel_spin",
+}
 simulate { t_end = ({ [0] = 3, 4.5, 12 })[manoeuvre], step = 1e-3, integrator = "rk4" }

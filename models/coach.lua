@@ -316,4 +316,11 @@ initial_velocity {
   front_L_wheel_spin = V0 / (R_TYRE - D_FRONT), front_R_wheel_spin = V0 / (R_TYRE - D_FRONT),
   rear_L_spin = V0 / R_LOADED_REAR, rear_R_spin = V0 / R_LOADED_REAR,
 }
+-- One fixed set of independent coordinates, as the paper's vehicles keep: the front body's 6, the torsion, the rear
+-- axle's bounce, roll and wheel spins, each front corner's upper arm and wheel spin. It is the set pivoting chooses
+-- at the start, and declaring it lets the generator unroll Matrix R's reduced system for it.
+independent {
+  ch.x, ch.y, ch.z, ch.yaw, ch.pitch, ch.roll, "torsion", "rear_bounce", "rear_roll", "rear_L_spin", "rear_R_spin",
+  "front_L_uca", "front_L_wheel_spin", "front_R_uca", "front_R_wheel_spin",
+}
 simulate { t_end = 4, step = 1e-3, integrator = "rk4", formulation = "matrix_r" }

@@ -21,9 +21,13 @@ struct mb_mr {
     int *colptr, *rowind;         /* the structural non-zeros by column of the mass matrix in use (form) */
     int *pcol[MASS_FORMS], *prow[MASS_FORMS];  /* those of each form: its pattern, or every row */
     int *empty;                   /* nz + 1 zeros: R's pattern when no coordinate is dependent */
+    int *mark;                    /* nz + 1 flags, zero between uses */
     int have_last;
     int reduced;                  /* R, MR's factor Mb: of the last mb_mr_accel (0: none) */
     long r_choice;                /* the choice R was filled under (mb_kin_choice; -1: none) */
+    int allow_generated;          /* the model's generated reduction may be used (mb_mr_set_generated) */
+    int generated;                /* it holds for the current choice (checked when the choice changes) */
+    long evals, generated_evals;  /* mb_mr_accel calls that reduced, and those that did it in generated code */
     long pos_iters;
     /* Massive rods' inertia forces (seeds/002.md §2.3-2.6): the mode, the history of first-stage accelerations,
      * the integrator's stage (1: the first, at an accepted point; 0: outside a step), the extrapolated zdd and
@@ -54,6 +58,7 @@ void mb_mr_free(mb_mr *mr) {
         free(mr->prow[f]);
     }
     free(mr->empty);
+    free(mr->mark);
     mb_rod_history_free(&mr->hist);
     free(mr->zhat);
     free(mr->sdif);
@@ -95,9 +100,10 @@ mb_mr *mb_mr_create(const mb_model *m, const mb_kin_options *o, char *err, size_
         for (size_t q = 0; q < nnz; ++q) mr->prow[f][q] = pat ? pat->rowind[q] : (int)(q % n);
     }
     mr->r_choice = -1;
+    mr->allow_generated = 1;
     mr->colptr = mr->pcol[MASS_FULL];
     mr->rowind = mr->prow[MASS_FULL];
-    if (!(mr->empty = calloc(n + 1, sizeof(int)))) goto nomem;
+    if (!(mr->empty = calloc(n + 1, sizeof(int))) || !(mr->mark = calloc(n + 1, sizeof(int)))) goto nomem;
     return mr;
 nomem:
     mb_mr_free(mr);
@@ -152,6 +158,42 @@ int mb_mr_reduced(const mb_mr *mr, const double **M, const double **R, const dou
 }
 long mb_mr_position_iters(const mb_mr *mr) { return mr->pos_iters; }
 
+void mb_mr_set_generated(mb_mr *mr, int on) {
+    mr->allow_generated = on;
+    mr->r_choice = -1;   /* decided again at the next evaluation */
+}
+
+long mb_mr_generated_evals(const mb_mr *mr, long *evals) {
+    if (evals) *evals = mr->evals;
+    return mr->generated_evals;
+}
+
+/* Whether the model's generated reduction fits the current choice: the same independent coordinates and, column
+ * by column, the same dependent non-zeros of R (kin_blocks.c and formulation/matrix_r.lua group Phi_z's pattern
+ * alike; a dense block, --dense-kinematics, reaches more). */
+static int generated_fits(const mb_mr *mr) {
+    const mb_reduction *g = mr->m->matrix_r;
+    int n = mr->nz, d = mb_kin_dof(mr->kin);
+    if (!mr->allow_generated || !g || !g->solve || !g->R_pattern || g->R_pattern->rows != n ||
+        g->R_pattern->cols != d || mr->m->n_independent != d)
+        return 0;
+    const int *ind = mb_kin_independent(mr->kin), *rp, *ri;
+    int *mark = mr->mark;
+    for (int c = 0; c < d; ++c) mark[mr->m->independent[c]] = 1;
+    int same = 1;
+    for (int c = 0; c < d && same; ++c) same = mark[ind[c]] == 1;
+    for (int c = 0; c < d; ++c) mark[mr->m->independent[c]] = 0;
+    if (!same || !mb_kin_R_pattern(mr->kin, &rp, &ri)) return 0;
+    const int *gp = g->R_pattern->colptr, *gi = g->R_pattern->rowind;
+    for (int c = 0; c < d && same; ++c) {
+        if (rp[c + 1] - rp[c] != gp[c + 1] - gp[c]) same = 0;
+        for (int e = rp[c]; e < rp[c + 1] && same; ++e) mark[ri[e]] = 1;
+        for (int e = gp[c]; e < gp[c + 1] && same; ++e) same = mark[gi[e]] == 1;
+        for (int e = rp[c]; e < rp[c + 1]; ++e) mark[ri[e]] = 0;
+    }
+    return same;
+}
+
 int mb_mr_project(mb_mr *mr, double t, double *z, double *zd, const double *p, char *err, size_t errlen) {
     int it = 0, rc;
     size_t bytes = (size_t)mr->nz * sizeof(double);
@@ -189,54 +231,15 @@ static int mass_nan(const mb_mr *mr, double t, char *err, size_t errlen) {
     return 0;
 }
 
-int mb_mr_accel(mb_mr *mr, double t, const double *z, const double *zd, const double *u, const double *p,
-                double *zdd, char *err, size_t errlen) {
-    int n = mr->nz, d = mb_kin_dof(mr->kin), rc;
-    mb_args a = {t, z, zd, NULL, u, p, NULL};
-    mr->reduced = 0;
-    /* The rod modes: M without the rods (or with their ends' thirds) and Q less M_rod zhat, zhat extrapolated from
-     * the history; until the history holds the order's samples (the start, or after a reset) the evaluation is exact:
-     * a lower order there would leave its start-up error in the run (the quadratic mode's became O(h²)). */
-    int form = MASS_FULL;
-    if (mr->rod_mode != MB_ROD_EXACT) {
-        if (mb_rod_history_extrapolate(&mr->hist, (int)mr->rod_mode, t, mr->zhat) >= (int)mr->rod_mode)
-            form = mr->rod_partitioned ? MASS_LUMPED : MASS_TREE;
-        else
-            mr->exact_evals++;
-    }
-    mr->form = form;
-    mb_fn *mass = form == MASS_TREE ? mr->m->mass_tree : form == MASS_LUMPED ? mr->m->mass_lumped : mr->m->mass;
-    mr->colptr = mr->pcol[form];
-    mr->rowind = mr->prow[form];
-    mass(&a, mr->M, mr->work);
-    mr->m->forces(&a, mr->Q, mr->work);
-    if (form != MASS_FULL) {
-        mb_args ah = {t, z, zd, mr->zhat, u, p, NULL};
-        (form == MASS_LUMPED ? mr->m->rod_inertia_cross : mr->m->rod_inertia)(&ah, mr->sdif, mr->work);
-        for (int i = 0; i < n; ++i) mr->Q[i] -= mr->sdif[i];
-    }
-    const char *const *zn = mr->m->z_names;
-    for (int i = 0; i < n; ++i)
-        if (!isfinite(mr->Q[i]))
-            return mb_fail(err, errlen, MB_ERR_NAN, "forces Q[%d] (%s) is %g at t = %.10g", i, zn ? zn[i] : "?", mr->Q[i], t);
-    /* x: the acceleration problem with zdd_i = 0. */
-    memset(mr->x, 0, (size_t)n * sizeof(double));
-    if ((rc = mb_kin_acceleration(mr->kin, t, z, zd, mr->x, p, err, errlen))) return rc;
-    if (d == 0) { /* fully driven: the motion is kinematic */
-        memcpy(zdd, mr->x, (size_t)n * sizeof(double));
-        return MB_OK;
-    }
-    /* R's zeros and identity rows are fixed by the choice: under the same one only its dependent entries change. */
-    if (mr->r_choice == mb_kin_choice(mr->kin)) rc = mb_kin_R_values(mr->kin, mr->R, err, errlen);
-    else rc = mb_kin_R(mr->kin, mr->R, err, errlen), mr->r_choice = rc ? -1 : mb_kin_choice(mr->kin);
-    if (rc) return rc;
+/* zdd = x + R zdd_i with R'M R zdd_i = R'(Q - M x), by the runtime's loops over M's and R's patterns. */
+static int reduce(mb_mr *mr, double t, double *zdd, char *err, size_t errlen) {
     /* tmp = Q - M x; MR = M R; Mb = R' M R; zdd_i from Mb zdd_i = R' tmp. Column c of R is e_ind[c] plus the
      * dependent coordinates its pattern lists (those of the blocks of Phi_z's dependent block that coordinate
      * ind[c] reaches), and x is zero in the independent rows: the products run over those entries, over M's
      * structural non-zeros (its pattern), and over one triangle of the symmetric Mb. */
+    int n = mr->nz, d = mb_kin_dof(mr->kin), r = n - d, rc;
     const int *ind = mb_kin_independent(mr->kin), *dep = mb_kin_dependent(mr->kin), *rows = mr->rowind;
     const int *rp, *ri;
-    int r = n - d;
     if (!mb_kin_R_pattern(mr->kin, &rp, &ri)) rp = ri = mr->empty;
     const double *restrict M = mr->M, *restrict R = mr->R, *restrict x = mr->x;
     const int *restrict cp = mr->colptr;
@@ -278,12 +281,65 @@ int mb_mr_accel(mb_mr *mr, double t, const double *z, const double *zd, const do
     }
     if ((rc = mb_chol_factor(d, mr->Mb, err, errlen))) return mass_nan(mr, t, err, errlen) ? MB_ERR_NAN : rc;
     if ((rc = mb_chol_solve(d, mr->Mb, 1, zi, err, errlen))) return rc;
-    mr->reduced = 1;
     for (int i = 0; i < n; ++i) zdd[i] = x[i];
     for (int c = 0; c < d; ++c) {
         zdd[ind[c]] += zi[c];
         for (int e = rp[c]; e < rp[c + 1]; ++e) zdd[ri[e]] += R[ri[e] + (size_t)c * n] * zi[c];
     }
+    return MB_OK;
+}
+
+int mb_mr_accel(mb_mr *mr, double t, const double *z, const double *zd, const double *u, const double *p,
+                double *zdd, char *err, size_t errlen) {
+    int n = mr->nz, d = mb_kin_dof(mr->kin), rc;
+    mb_args a = {t, z, zd, NULL, u, p, NULL};
+    mr->reduced = 0;
+    /* The rod modes: M without the rods (or with their ends' thirds) and Q less M_rod zhat, zhat extrapolated from
+     * the history; until the history holds the order's samples (the start, or after a reset) the evaluation is exact:
+     * a lower order there would leave its start-up error in the run (the quadratic mode's became O(h²)). */
+    int form = MASS_FULL;
+    if (mr->rod_mode != MB_ROD_EXACT) {
+        if (mb_rod_history_extrapolate(&mr->hist, (int)mr->rod_mode, t, mr->zhat) >= (int)mr->rod_mode)
+            form = mr->rod_partitioned ? MASS_LUMPED : MASS_TREE;
+        else
+            mr->exact_evals++;
+    }
+    mr->form = form;
+    mb_fn *mass = form == MASS_TREE ? mr->m->mass_tree : form == MASS_LUMPED ? mr->m->mass_lumped : mr->m->mass;
+    mr->colptr = mr->pcol[form];
+    mr->rowind = mr->prow[form];
+    mass(&a, mr->M, mr->work);
+    mr->m->forces(&a, mr->Q, mr->work);
+    if (form != MASS_FULL) {
+        mb_args ah = {t, z, zd, mr->zhat, u, p, NULL};
+        (form == MASS_LUMPED ? mr->m->rod_inertia_cross : mr->m->rod_inertia)(&ah, mr->sdif, mr->work);
+        for (int i = 0; i < n; ++i) mr->Q[i] -= mr->sdif[i];
+    }
+    const char *const *zn = mr->m->z_names;
+    for (int i = 0; i < n; ++i)
+        if (!isfinite(mr->Q[i]))
+            return mb_fail(err, errlen, MB_ERR_NAN, "forces Q[%d] (%s) is %g at t = %.10g", i, zn ? zn[i] : "?", mr->Q[i], t);
+    /* x: the acceleration problem with zdd_i = 0. */
+    memset(mr->x, 0, (size_t)n * sizeof(double));
+    if ((rc = mb_kin_acceleration(mr->kin, t, z, zd, mr->x, p, err, errlen))) return rc;
+    if (d == 0) { /* fully driven: the motion is kinematic */
+        memcpy(zdd, mr->x, (size_t)n * sizeof(double));
+        return MB_OK;
+    }
+    /* R's zeros and identity rows are fixed by the choice: under the same one only its dependent entries change,
+     * and the generated reduction fits it or not. */
+    int fresh = mr->r_choice != mb_kin_choice(mr->kin);
+    if (!fresh) rc = mb_kin_R_values(mr->kin, mr->R, err, errlen);
+    else rc = mb_kin_R(mr->kin, mr->R, err, errlen), mr->r_choice = rc ? -1 : mb_kin_choice(mr->kin);
+    if (rc) return rc;
+    if (fresh) mr->generated = generated_fits(mr);
+    ++mr->evals;
+    /* A pivot that is not positive (or not finite) sends the evaluation to the runtime's loops, which name it. */
+    if (mr->generated && mr->m->matrix_r->solve(mr->M, mr->Q, mr->x, mr->R, mr->Mb, zdd) == MB_FN_OK)
+        ++mr->generated_evals;
+    else if ((rc = reduce(mr, t, zdd, err, errlen)))
+        return rc;
+    mr->reduced = 1;
     for (int i = 0; i < n; ++i)
         if (!isfinite(zdd[i]))
             return mass_nan(mr, t, err, errlen) ? MB_ERR_NAN

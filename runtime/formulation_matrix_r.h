@@ -42,6 +42,13 @@ int mb_mr_rhs(mb_mr *mr, double t, const double *y, const double *u, const doubl
  * (the tangent linear model). Returns dof; 0 (and NULLs) before any or for a fully driven mechanism. */
 int mb_mr_reduced(const mb_mr *mr, const double **M, const double **R, const double **L);
 
+/* on = 1 (the default): R'M R and the reduced solve by the model's generated reduction (mb_model.matrix_r) while
+ * the independent coordinates are the model's declared ones and R has its pattern; 0: always by the runtime's
+ * loops (the reference the generated code is checked against). */
+void mb_mr_set_generated(mb_mr *mr, int on);
+/* Evaluations (mb_mr_accel calls that reduced) that went through the generated reduction; *evals: all of them. */
+long mb_mr_generated_evals(const mb_mr *mr, long *evals);
+
 /* Massive rods (seeds/002.md §2.3-2.6): exact (the default: their mass in M), or their second-derivative inertia
  * forces M_rod zdd at accelerations extrapolated from the history of first stages (point, linear, quadratic),
  * with M without the rods; partitioned: a third of each rod's mass stays in M at each end and only the cross part

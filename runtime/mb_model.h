@@ -59,6 +59,13 @@
 
 typedef MB_REAL mb_real;
 
+/* restrict in C; C++ builds of a generated file (the ADOL-C peer's adouble) spell it __restrict. */
+#ifdef __cplusplus
+#define MB_RESTRICT __restrict
+#else
+#define MB_RESTRICT restrict
+#endif
+
 /* The arguments every generated function takes. A pointer the function does
  * not read may be NULL. */
 typedef struct {
@@ -127,6 +134,18 @@ typedef struct {
     mb_fn *integrand, *terminal;
 } mb_objective;
 
+/* Matrix R's reduced system generated for the model's declared independent coordinates (formulation/matrix_r.lua):
+ * solve(M, Q, x, R, L, zdd) forms R'M R (into L's upper triangle) and its Cholesky factor (lower triangle), solves
+ * R'M R zdd_i = R'(Q - M x) and writes zdd = x + R zdd_i, with M's and R's structure unrolled; MB_FN_SINGULAR at a
+ * pivot that is not positive and finite. Valid only while the runtime's independent coordinates are the model's
+ * and its R has the pattern R_pattern (nz x d: the dependent non-zeros of each column). */
+typedef int mb_reduce_fn(const mb_real *M, const mb_real *Q, const mb_real *x, const mb_real *R, mb_real *L,
+                         mb_real *zdd);
+typedef struct {
+    mb_reduce_fn *solve;
+    const mb_pattern *R_pattern;
+} mb_reduction;
+
 typedef struct mb_model {
     const char *name;
     int nz, nc, np, nu, nb, npt;
@@ -184,6 +203,9 @@ typedef struct mb_model {
      * "linear" or "quadratic"; rod_partitioned = 1 keeps a third of each rod's mass exact at each end. NULL: exact. */
     const char *rod_mode;
     int rod_partitioned;
+
+    /* Matrix R's generated reduction for the declared independent coordinates; NULL: none (no declared choice). */
+    const mb_reduction *matrix_r;
 } mb_model;
 
 #define MB_TYRE_OUTPUTS 9

@@ -52,6 +52,7 @@ void mb_sim_options_default(mb_sim_options *o, const mb_model *m) {
     mb_al3_options_default(&o->al3);
     o->rod_mode = MB_ROD_EXACT;
     o->rod_partitioned = 0;
+    o->generated_reduction = 1;
     o->baumgarte_a = o->baumgarte_b = 10;
     if (!m) return;
     if (m->rod_mode && mb_rod_mode_parse(m->rod_mode, &o->rod_mode) == MB_OK) o->rod_partitioned = m->rod_partitioned;
@@ -288,6 +289,7 @@ mb_sim *mb_sim_create(const mb_model *m, const mb_sim_options *o, char *err, siz
         if (!(s->mr = mb_mr_create(m, &o->kin, err, errlen))) goto fail;
         if (mb_kin_prefer(mb_mr_kin(s->mr), m->zd0)) goto nomem;
         if (mb_mr_set_rods(s->mr, o->rod_mode, o->rod_partitioned, err, errlen)) goto fail;
+        mb_mr_set_generated(s->mr, o->generated_reduction);
         if (o->integrator == MB_INTEGRATOR_TRAPEZOIDAL) {
             if (!(s->mrs = mb_mrs_create(m, s->mr, s->u, s->p, err, errlen))) goto fail;
             if (!(s->zdd = calloc(nz, sizeof(double))) || !(s->zi = calloc(nz, sizeof(double))) ||
@@ -701,6 +703,10 @@ const char *mb_sim_reselection_note(const mb_sim *s, long i) {
 }
 
 long mb_sim_position_iters(const mb_sim *s) { return s->mr ? mb_mr_position_iters(s->mr) : 0; }
+long mb_sim_generated_reductions(const mb_sim *s, long *evals) {
+    if (evals) *evals = 0;
+    return s->mr ? mb_mr_generated_evals(s->mr, evals) : 0;
+}
 
 int mb_sim_constraint_violation(mb_sim *s, double v[3]) {
     v[0] = v[1] = v[2] = 0;

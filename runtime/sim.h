@@ -53,6 +53,8 @@ typedef struct {
     mb_rod_mode rod_mode;     /* massive rods: exact (default), or their inertia forces extrapolated from RK4's
                                * first stages (point, linear, quadratic; matrix_r with rk4 only, rod_history.h) */
     int rod_partitioned;      /* with a rod mode: a third of each rod's mass stays exact at each end */
+    int generated_reduction;  /* matrix_r: 1 (default) R'M R and its solve by the model's generated reduction where
+                               * the declared independent coordinates hold (mb_mr_set_generated); 0: runtime loops */
     double baumgarte_a, baumgarte_b; /* baumgarte: damping and stiffness of the stabilisation, 1/s (10, 10) */
 } mb_sim_options;
 
@@ -148,6 +150,8 @@ const char *mb_sim_reselection_note(const mb_sim *s, long i);
 long mb_sim_violation_max(const mb_sim *s, double v[2]);
 /* Newton iterations of matrix_r's position problems so far (0 for the other formulations). */
 long mb_sim_position_iters(const mb_sim *s);
+/* matrix_r: evaluations reduced by the model's generated reduction; *evals: all that reduced (0, 0 otherwise). */
+long mb_sim_generated_reductions(const mb_sim *s, long *evals);
 /* Work counters since create (set_state does not reset them). */
 void mb_sim_stats(const mb_sim *s, mb_stats *out);
 /* The message of the last failed call ("" if none). */

@@ -144,6 +144,12 @@ tap.ok(out:find("in 3 blocks (9 x 9, 4 x 4, 4 x 4)", 1, true), "dependent block 
 local both, worst = H.dense_kinematics_difference("'" .. H.root .. "build/run_matrix_r/models/buggy-manoeuvre=2/mbrun'",
   "--static --t-end 2", tmp)
 tap.ok(both and worst < 1e-8, string.format("lane change to 2 s: blocks and one dense block agree to %.2g (relative)", worst))
+local bg, wg, og = H.dense_kinematics_difference("'" .. H.root .. "build/run_matrix_r/models/buggy-manoeuvre=2/mbrun'",
+  "--static --t-end 2", tmp, "--runtime-reduction")
+local ng, tg = og:match("reduced system R'M R: generated %((%d+) of (%d+) evaluations")
+tap.ok(bg and wg < 1e-8 and ng and ng == tg and tonumber(ng) > 8000,
+  string.format("lane change to 2 s: the generated reduction (%s of %s evaluations) and the runtime's loops agree to "
+    .. "%.2g (relative)", tostring(ng), tostring(tg), wg))
 local bq, wq = H.dense_kinematics_difference("'" .. H.root .. "build/run_matrix_r/models/buggy-manoeuvre=2/mbrun'",
   "--static --t-end 2", tmp, "--qr-kinematics")
 tap.ok(bq and wq < 1e-8, string.format("lane change to 2 s: inverted blocks and pivoted QR agree to %.2g (relative)", wq))

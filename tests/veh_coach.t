@@ -196,4 +196,19 @@ do
   tap.ok(vx and math.abs(vx - V0) < 0.05, string.format("speed control holds 50 km/h (%.4f m/s at t = 4 s)", vx or 0))
 end
 
+-- Matrix R's reduced system generated for the declared independent coordinates against the runtime's loops.
+do
+  local dir = os.tmpname()
+  os.remove(dir)
+  os.execute("mkdir -p '" .. dir .. "'")
+  local exe = H.root .. "build/run_matrix_r/models/coach/mbrun"
+  local built = H.sh(string.format("cd %s && lua5.4 generator/mbgen run -q %s --t-end 0 > /dev/null", H.root, MODEL))
+  local bg, wg, og = H.dense_kinematics_difference("'" .. exe .. "'", "--static --t-end 1", dir, "--runtime-reduction")
+  local ng, tg = og:match("reduced system R'M R: generated %((%d+) of (%d+) evaluations")
+  tap.ok(built and bg and wg < 1e-8 and ng and ng == tg and tonumber(ng) > 4000,
+    string.format("1 s: the generated reduction (%s of %s evaluations) and the runtime's loops agree to %.2g (relative)",
+      tostring(ng), tostring(tg), wg))
+  os.execute("rm -rf '" .. dir .. "'")
+end
+
 tap.done_testing()

@@ -200,6 +200,15 @@ tap.ok(out:find("in 3 blocks (9 x 9, 5 x 5, 5 x 5)", 1, true), "dependent block 
 local both, worst, o1, o2 = H.dense_kinematics_difference("'" .. H.root .. "build/run_matrix_r/models/sedan/mbrun'", "--static --t-end 2", dir)
 tap.ok(both and worst < 1e-8, string.format("slalom to 2 s: blocks and one dense block agree to %.2g (relative)", worst))
 tap.ok(o2:find("in 1 block (19 x 19)", 1, true), "--dense-kinematics factors one 19 x 19 block")
+-- Matrix R's reduced system generated for the declared independent coordinates (formulation/matrix_r.lua) against
+-- the runtime's loops over the same patterns; a dense block has another R pattern, so the loops take it.
+local bg, wg, og, orr = H.dense_kinematics_difference("'" .. H.root .. "build/run_matrix_r/models/sedan/mbrun'",
+  "--static --t-end 2", dir, "--runtime-reduction")
+local ng, tg = og:match("reduced system R'M R: generated %((%d+) of (%d+) evaluations")
+tap.ok(bg and wg < 1e-8 and ng and ng == tg and tonumber(ng) > 8000 and orr:find("R'M R: runtime loops (0 of", 1, true),
+  string.format("slalom to 2 s: the generated reduction (%s of %s evaluations) and the runtime's loops agree to %.2g "
+    .. "(relative)", tostring(ng), tostring(tg), wg))
+tap.ok(o2:find("R'M R: runtime loops", 1, true), "with one dense block the R pattern differs: the runtime's loops")
 -- The square blocks inverted by Gauss-Jordan (the default) against pivoted QR, the factorization they replaced.
 local bq, wq, _, oq = H.dense_kinematics_difference("'" .. H.root .. "build/run_matrix_r/models/sedan/mbrun'",
   "--static --t-end 2", dir, "--qr-kinematics")

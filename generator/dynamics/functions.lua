@@ -4,6 +4,7 @@ local CF = require "dynamics.constraint_functions"
 local CS = require "dynamics.constraint_sensitivity"
 local OF = require "dynamics.objective_functions"
 local DATA = require "dynamics.data"
+local MR = require "formulation.matrix_r"
 local errors = require "model.errors"
 
 local F = {}
@@ -32,7 +33,8 @@ end
 -- (true for a matrix slot), solve (true: [M, B] whose solve X = M⁻¹ B is the output) } ... } in slot order,
 -- byname, objectives = { { name, integrand, terminal } } (function names), data = the named numbers the
 -- expressions read (dynamics/data.lua), initial_h = start values of general independent coordinates the model
--- gives none for ({ z = { [k] = q0 }, zd = ... }, dynamics/constraint_functions.lua) }. opts.functions: the
+-- gives none for ({ z = { [k] = q0 }, zd = ... }, dynamics/constraint_functions.lua), reduction = Matrix R's plan
+-- for the declared independent coordinates (formulation/matrix_r.lua; nil without them) }. opts.functions: the
 -- functions to keep (default all); opts.lenient: names the model does not have are skipped. Everything the
 -- emitter prints is here.
 function F.build(tree, opts)
@@ -53,7 +55,7 @@ function F.build(tree, opts)
     if o.integrand or o.terminal then kept[#kept + 1] = o end
   end
   return { name = tree.name, functions = fns, byname = byname, objectives = kept, data = DATA.entries(tree),
-    initial_h = cfns.initial_h }
+    initial_h = cfns.initial_h, reduction = MR.plan(tree, byname) }
 end
 
 return F

@@ -3,6 +3,8 @@ local E = require "sym.expr"
 local C = require "sym.emit_c"
 local SL = require "emit.slots"
 local LTL = require "dynamics.ltl"
+local wrap = require("emit.text").wrap
+local RED = require "emit.reduction"
 
 local M = {}
 
@@ -72,21 +74,6 @@ end
 -- right-hand sides took 941k instructions and 54 µs, with 16 accumulators 328k and 20 µs (callgrind and the
 -- same run). The last columns go by 4 and by 1.
 local SOLVE_WIDTHS = { 16, 4, 1 }
-
--- Items joined by sep after a first-line prefix, wrapped at about 110 characters with a deeper indent.
-local function wrap(items, sep, prefix, indent)
-  local lines, line = {}, prefix
-  for i, item in ipairs(items) do
-    local piece = item .. (i < #items and sep or "")
-    if #line + #piece > 110 and line ~= prefix then
-      lines[#lines + 1] = (line:gsub("%s+$", ""))
-      line = indent
-    end
-    line = line .. piece
-  end
-  lines[#lines + 1] = (line:gsub("%s+$", ""))
-  return table.concat(lines, "\n")
-end
 
 -- One block loop of a substitution: w accumulators over columns c .. c + w - 1 of row x, started from x's
 -- entries (times r when scaled), less l times row y's for each pair the walk yields.
@@ -432,6 +419,10 @@ function M.generate(tree, spec, source_text, opts)
     H[#H + 1] = string.format("#define %s_%s_NWORK %d", name, f.name, f.nwork)
     if f.nwork > maxwork then maxwork = f.nwork end
   end
+  if spec.reduction then
+    H[#H + 1] = string.format("int %s_matrix_r_reduce(const mb_real *M, const mb_real *Q, const mb_real *x, const mb_real *R,\n"
+      .. "    mb_real *L, mb_real *zdd);", name)
+  end
   H[#H + 1] = ""
   H[#H + 1] = "/* The largest workspace of any function above, in mb_reals. */"
   H[#H + 1] = string.format("#define %s_NWORK %d", name, maxwork)
@@ -487,6 +478,12 @@ function M.generate(tree, spec, source_text, opts)
 
   -- Model table.
   local T = {}
+  local reduction_ref
+  if spec.reduction then
+    local text
+    text, reduction_ref = RED.text(name, spec.reduction)
+    T[#T + 1] = text
+  end
   local znames, bnames, pnames, unames, ptnames = {}, {}, {}, {}, {}
   for k, c in ipairs(tree.coords) do znames[k] = c.name end
   for k, b in ipairs(tree.bodies) do bnames[k] = b.name end
@@ -599,6 +596,7 @@ function M.generate(tree, spec, source_text, opts)
     T[#T + 1] = string.format('    .rod_mode = "%s", .rod_partitioned = %d,', tree.rod_inertia.mode,
       tree.rod_inertia.partitioned and 1 or 0)
   end
+  if reduction_ref then T[#T + 1] = string.format("    .matrix_r = %s,", reduction_ref) end
   T[#T + 1] = "};"
   L[#L + 1] = "#if MB_SECTION(1)"
   L[#L + 1] = table.concat(T, "\n")

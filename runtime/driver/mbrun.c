@@ -66,6 +66,8 @@ static void usage(FILE *f, const char *prog) {
             "  --dense-kinematics    matrix_r, al3: factor the dependent block of Phi_z as one dense block, not\n"
             "                        split into the blocks of its pattern (the reference the split is checked\n"
             "                        against)\n"
+            "  --runtime-reduction   matrix_r: form R'M R and solve the reduced system in the runtime's loops, not\n"
+            "                        in the model's generated reduction (the reference it is checked against)\n"
             "  --qr-kinematics       matrix_r, al3: factor every dependent block by pivoted QR, not square ones\n"
             "                        by Gauss-Jordan inverses (the reference the inverses are checked against)\n"
             "  --rod-inertia M       massive rods: exact (their mass in M), or point | linear | quadratic (their\n"
@@ -202,6 +204,9 @@ static int parse_args(int argc, char **argv, run_args *a) {
             takes = 0;
         } else if (!strcmp(opt, "--dense-kinematics")) {
             a->o.kin.blocks = 0;
+            takes = 0;
+        } else if (!strcmp(opt, "--runtime-reduction")) {
+            a->o.generated_reduction = 0;
             takes = 0;
         } else if (!strcmp(opt, "--qr-kinematics")) {
             a->o.kin.lu = 0;
@@ -679,9 +684,14 @@ static int run(const run_args *a) {
             }
             for (long i = 0; mb_sim_reselection_note(s, i); ++i)
                 printf("re-selection %ld: %s\n", i + 1, mb_sim_reselection_note(s, i));
-            if (a->o.formulation == MB_FORMULATION_MATRIX_R)
+            if (a->o.formulation == MB_FORMULATION_MATRIX_R) {
                 printf("position problems: %ld Newton iterations (%.3g per function evaluation)\n",
                        mb_sim_position_iters(s), st.rhs_evals > 0 ? (double)mb_sim_position_iters(s) / st.rhs_evals : 0.0);
+                long red = 0, gen = mb_sim_generated_reductions(s, &red);
+                printf("reduced system R'M R: %s (%ld of %ld evaluations in %s_matrix_r_reduce)\n",
+                       gen == red && red > 0 ? "generated" : gen > 0 ? "generated, in part" : "runtime loops", gen, red,
+                       m->name ? m->name : "?");
+            }
         }
         printf("wall time %.4g s, real-time factor %.4g\n", wall, wall > 0 ? a->t_end / wall : INFINITY);
         if (a->out) printf("wrote %s (%ld rows)\n", a->out, mb_csv_rows(csv));

@@ -13,16 +13,22 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 printf '%s\n' buggy sedan coach | xargs -P "$(nproc)" -I{} sh -c \
   '[ ! -f models/{}.lua ] || lua5.4 generator/mbgen run models/{}.lua --t-end 0 > /dev/null'
-# Instructions of one run: total, and those of the generated functions (callgrind_annotate's per-function lines).
+# Instructions of one run: total, those of the generated functions themselves (callgrind_annotate's per-function
+# lines), and those with the library calls they make (sin, cos, atan2: inclusive costs of the top-level generated
+# functions, their _partN helpers inside them); the per-function self costs go to $tmp/fn_$1_$2.
 count() {
   valgrind --tool=callgrind --callgrind-out-file="$tmp/cg" "build/run_matrix_r/models/$1/mbrun" --static --t-end "$2" \
     --formulation matrix_r --integrator rk4 --step 1e-3 --output-step 0.01 >"$tmp/run" 2>&1
-  local evals total gen
+  local evals total gen incl
   evals=$(sed -n 's/^steps [0-9]*, function evaluations \([0-9]*\).*/\1/p' "$tmp/run")
   total=$(sed -n 's/^summary: \([0-9]*\)/\1/p' "$tmp/cg")
-  gen=$(callgrind_annotate --threshold=100 "$tmp/cg" 2>/dev/null |
-    awk -v m="$1_" '$0 ~ ":" m { v = $1; gsub(",", "", v); s += v } END { printf "%d", s }')
-  echo "$evals $total $gen"
+  callgrind_annotate --threshold=100 "$tmp/cg" 2>/dev/null |
+    awk '/^ *[0-9,]+ .*:/ { v = $1; gsub(",", "", v); f = $0; sub(/^ *[0-9,]+ +(\([^)]*\) +)?/, "", f)
+      sub(/ \[.*/, "", f); sub(/^.*:/, "", f); s[f] += v } END { for (f in s) print s[f] "\t" f }' >"$tmp/fn_$1_$2"
+  gen=$(awk -F'\t' -v m="$1_" 'index($2, m) == 1 { s += $1 } END { printf "%d", s }' "$tmp/fn_$1_$2")
+  incl=$(callgrind_annotate --inclusive=yes --threshold=100 "$tmp/cg" 2>/dev/null |
+    awk -v m="$1_" '$0 ~ ":" m && $0 !~ "_part[0-9]+ " { v = $1; gsub(",", "", v); s += v } END { printf "%d", s }')
+  echo "$evals $total $gen $incl"
 }
 {
   echo "# Matrix R: instructions per right-hand-side evaluation"
@@ -33,16 +39,32 @@ count() {
   echo "evaluations. A row of output (every 10 ms, as issue 22's real-time target has it) is not part of an evaluation;"
   echo "at the driver's default, a row every step, the rows' energy, power and CSV added about 40,000 instructions per"
   echo "evaluation of the sedan."
-  echo "Generated = the model's functions (NAME_*); runtime = the rest."
+  echo "Generated = the model's functions (NAME_*: the dynamics, the constraints and, for a model that declares its"
+  echo "independent coordinates, Matrix R's reduction NAME_matrix_r_reduce); runtime = the rest. The last two columns"
+  echo "count the C library's sin, cos and atan2 that the generated functions call with them."
   echo
-  echo "| model | instructions per evaluation | generated | runtime | runtime share |"
-  echo "|---|--:|--:|--:|--:|"
+  echo "| model | instructions per evaluation | generated | runtime | runtime share | generated with libm | runtime share without libm |"
+  echo "|---|--:|--:|--:|--:|--:|--:|"
   for m in buggy sedan coach; do
     [ -f "models/$m.lua" ] || continue
-    read -r e1 t1 g1 <<<"$(count "$m" "$T1")"
-    read -r e2 t2 g2 <<<"$(count "$m" "$T2")"
-    awk -v m="$m" -v de=$((e2 - e1)) -v dt=$((t2 - t1)) -v dg=$((g2 - g1)) 'BEGIN {
-      printf "| %s | %.0f | %.0f | %.0f | %.0f %% |\n", m, dt / de, dg / de, (dt - dg) / de, 100 * (dt - dg) / dt }'
+    read -r e1 t1 g1 i1 <<<"$(count "$m" "$T1")"
+    read -r e2 t2 g2 i2 <<<"$(count "$m" "$T2")"
+    awk -v m="$m" -v de=$((e2 - e1)) -v dt=$((t2 - t1)) -v dg=$((g2 - g1)) -v di=$((i2 - i1)) 'BEGIN {
+      printf "| %s | %.0f | %.0f | %.0f | %.0f %% | %.0f | %.0f %% |\n", m, dt / de, dg / de, (dt - dg) / de,
+        100 * (dt - dg) / dt, di / de, 100 * (dt - di) / dt }'
+    awk -F'\t' -v de=$((e2 - e1)) 'NR == FNR { a[$2] = $1; next } { d = ($1 - a[$2]) / de; if (d >= 500) printf "%.0f\t%s\n", d, $2 }' \
+      "$tmp/fn_${m}_$T1" "$tmp/fn_${m}_$T2" | sort -rn >"$tmp/top_$m"
+  done
+  echo
+  echo "Where an evaluation goes: every routine with at least 500 instructions per evaluation (self cost)."
+  for m in buggy sedan coach; do
+    [ -f "$tmp/top_$m" ] || continue
+    echo
+    echo "**$m**"
+    echo
+    echo "| routine | instructions per evaluation |"
+    echo "|---|--:|"
+    awk -F'\t' '{ printf "| %s | %s |\n", $2, $1 }' "$tmp/top_$m"
   done
 } >"$out.new"
 mv "$out.new" "$out"
