@@ -342,11 +342,18 @@ end
 
 -- The stats M.generate returns, without printing any C (what `mbgen info` shows: the emitter's printing is
 -- most of generation's time on a vehicle); a solve function's count includes its loop.
+-- The row of Matrix R's generated reduction: its d x d factor, the non-zeros of L, the plan's operations.
+local function reduction_stats(name, plan)
+  return { name = name .. "_matrix_r_reduce", rows = plan.d, cols = plan.d, nnz = plan.l_nnz, ops = plan.ops,
+    reduction = plan }
+end
+
 function M.stats(tree, spec)
   local stats, parents = {}, solve_parents(tree, spec.functions)
   for _, f in ipairs(spec.functions) do
     stats[#stats + 1] = function_stats(spec.name, f, f.solve and solve_ops(parents, f.cols, C.count(f.exprs)))
   end
+  if spec.reduction then stats[#stats + 1] = reduction_stats(spec.name, spec.reduction) end
   return stats
 end
 
@@ -389,6 +396,7 @@ function M.generate(tree, spec, source_text, opts)
     stats[#stats + 1] = st
   end
 
+  if spec.reduction then stats[#stats + 1] = reduction_stats(name, spec.reduction) end
   local sections = split_sections(bodies_c)
 
   -- Header.

@@ -145,8 +145,45 @@ function P.plan(tree, byname)
   end
   local names = {}
   for k, c in ipairs(tree.coords) do names[k] = c.name end
+  -- What the unrolled code computes: a product and an addition per term, a division per entry of L below the
+  -- diagonal and per solve step, a square root per pivot; L's and Mb's structural non-zeros.
+  local mul, add, div, lnnz = 0, 0, 0, 0
+  for _, list in pairs(tmp) do mul, add = mul + #list, add + #list end
+  for c = 1, d do
+    for _, i in ipairs(mr[c].rows) do
+      local t = #mr[c].terms[i]
+      local own = 0
+      for _, j in ipairs(mr[c].terms[i]) do if j == ind[c] then own = 1 end end
+      mul, add = mul + t - own, add + t - 1
+    end
+    for a = 1, c do
+      local list = mb[c][a]
+      local own = 0
+      for _, i in ipairs(list) do if i == ind[a] then own = 1 end end
+      mul, add = mul + #list - own, add + math.max(#list - 1, 0)
+    end
+    mul, add = mul + #R[c], add + #R[c]
+  end
+  for j = 1, d do
+    mul, add = mul + #chol[j], add + #chol[j]
+    for i = j + 1, d do
+      if lnz[i][j] then
+        lnnz = lnnz + 1
+        mul, add, div = mul + #below[j][i], add + #below[j][i], div + 1
+      end
+    end
+    lnnz = lnnz + 1
+  end
+  local offdiag = lnnz - d
+  mul, add, div = mul + 2 * offdiag, add + 2 * offdiag, div + 2 * d
+  for c = 1, d do mul, add = mul + #R[c], add + #R[c] end
+  local mbnz = 0
+  for c = 1, d do for a = 1, c do if #mb[c][a] > 0 then mbnz = mbnz + (a == c and 1 or 2) end end end
+  local rnz = d
+  for c = 1, d do rnz = rnz + #R[c] end
   return { n = n, d = d, ind = ind, dep = dep, names = names, R = R, tmp = tmp, mr = mr, mb = mb, chol = chol,
-    below = below, lnz = lnz }
+    below = below, lnz = lnz, ops = { add = add, mul = mul, div = div, call = d }, mb_nnz = mbnz, l_nnz = lnnz,
+    r_nnz = rnz }
 end
 
 return P

@@ -232,8 +232,9 @@ function M.render(tree, opts)
     line()
     row(out, { "function", "rows", "cols", "nonzeros", "add", "mul", "div", "call" })
     row(out, { "---", "---", "---", "---", "---", "---", "---", "---" })
-    local nnz = {}
+    local nnz, plan = {}, nil
     for _, s in ipairs(opts.stats) do
+      plan = plan or s.reduction
       local ops = s.ops or {}
       nnz[s.name:sub(#tree.name + 2)] = s.nnz
       row(out, { s.name, tostring(s.rows), tostring(s.cols), tostring(s.nnz), tostring(ops.add or 0),
@@ -245,6 +246,14 @@ function M.render(tree, opts)
         "non-zeros with the rods' inertia (exact), %d without it (point, linear, quadratic) and %d with a third of " ..
         "each rod's mass at each end (partitioned).", tree.rod_inertia.mode, tree.rod_inertia.partitioned and
         ", partitioned" or "", nnz.mass, nnz.mass_tree, nnz.mass_lumped))
+    end
+    if plan then
+      line()
+      line(string.format("Matrix R for the declared independent coordinates (%s_matrix_r_reduce, unrolled): R is "
+        .. "%d x %d with %d structural non-zeros (%d of them its identity rows), the reduced mass matrix R'M R "
+        .. "%d x %d with %d of %d, its Cholesky factor %d of %d in the lower triangle. The runtime uses it while "
+        .. "its choice and R's pattern are these.", tree.name, plan.n, plan.d, plan.r_nnz, plan.d, plan.d, plan.d,
+        plan.mb_nnz, plan.d * plan.d, plan.l_nnz, plan.d * (plan.d + 1) // 2))
     end
   end
   line()
