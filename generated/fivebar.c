@@ -2083,9 +2083,9 @@ int fivebar_matrix_r_reduce(const mb_real *MB_RESTRICT M, const mb_real *MB_REST
     return MB_FN_OK;
 }
 
-static const int fivebar_matrix_r_R_colptr[3] = { 0, 2, 4 };
-static const int fivebar_matrix_r_R_rowind[4] = { 1, 3, 1, 3 };
-static const mb_pattern fivebar_matrix_r_R_pattern = { 4, 2, fivebar_matrix_r_R_colptr, fivebar_matrix_r_R_rowind };
+static const int fivebar_matrix_r_R_pattern_colptr[3] = { 0, 2, 4 };
+static const int fivebar_matrix_r_R_pattern_rowind[4] = { 1, 3, 1, 3 };
+static const mb_pattern fivebar_matrix_r_R_pattern = { 4, 2, fivebar_matrix_r_R_pattern_colptr, fivebar_matrix_r_R_pattern_rowind };
 static const mb_reduction fivebar_matrix_r = { fivebar_matrix_r_reduce, &fivebar_matrix_r_R_pattern };
 static const char *const fivebar_z_names[4] = {
     "J0",

@@ -1926,9 +1926,9 @@ int fivebar_point_matrix_r_reduce(const mb_real *MB_RESTRICT M, const mb_real *M
     return MB_FN_OK;
 }
 
-static const int fivebar_point_matrix_r_R_colptr[3] = { 0, 4, 8 };
-static const int fivebar_point_matrix_r_R_rowind[8] = { 0, 1, 2, 3, 0, 1, 2, 3 };
-static const mb_pattern fivebar_point_matrix_r_R_pattern = { 6, 2, fivebar_point_matrix_r_R_colptr, fivebar_point_matrix_r_R_rowind };
+static const int fivebar_point_matrix_r_R_pattern_colptr[3] = { 0, 4, 8 };
+static const int fivebar_point_matrix_r_R_pattern_rowind[8] = { 0, 1, 2, 3, 0, 1, 2, 3 };
+static const mb_pattern fivebar_point_matrix_r_R_pattern = { 6, 2, fivebar_point_matrix_r_R_pattern_colptr, fivebar_point_matrix_r_R_pattern_rowind };
 static const mb_reduction fivebar_point_matrix_r = { fivebar_point_matrix_r_reduce, &fivebar_point_matrix_r_R_pattern };
 static const char *const fivebar_point_z_names[6] = {
     "J0",

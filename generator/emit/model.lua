@@ -3,7 +3,8 @@ local E = require "sym.expr"
 local C = require "sym.emit_c"
 local SL = require "emit.slots"
 local LTL = require "dynamics.ltl"
-local wrap = require("emit.text").wrap
+local TX = require "emit.text"
+local wrap, c_number, numbers_array = TX.wrap, TX.c_number, TX.numbers_array
 local RED = require "emit.reduction"
 
 local M = {}
@@ -22,27 +23,12 @@ end
 
 local function c_string(s) return '"' .. s:gsub('[\\"]', '\\%0') .. '"' end
 
-local function c_number(x)
-  local s = string.format("%.17g", x)
-  if not s:find("[%.eEn]") then s = s .. ".0" end
-  return s
-end
-
 local function names_array(lines, cname, list)
   if #list == 0 then return "0" end
   local items = {}
   for i, s in ipairs(list) do items[i] = "    " .. c_string(s) end
   lines[#lines + 1] = string.format("static const char *const %s[%d] = {\n%s\n};", cname, #list,
     table.concat(items, ",\n"))
-  return cname
-end
-
-local function numbers_array(lines, cname, list, ctype)
-  if #list == 0 then return "0" end
-  local items = {}
-  for i, v in ipairs(list) do items[i] = ctype == "int" and tostring(v) or c_number(v) end
-  lines[#lines + 1] = string.format("static const %s %s[%d] = { %s };", ctype or "double", cname, #list,
-    table.concat(items, ", "))
   return cname
 end
 
@@ -539,9 +525,7 @@ function M.generate(tree, spec, source_text, opts)
     if f then
       local colptr, rowind = pattern(f)
       local base = name .. "_" .. slot .. "_pattern"
-      local cp = numbers_array(T, base .. "_colptr", colptr, "int")
-      local ri = #rowind > 0 and numbers_array(T, base .. "_rowind", rowind, "int") or "0"
-      T[#T + 1] = string.format("static const mb_pattern %s = { %d, %d, %s, %s };", base, f.rows, f.cols, cp, ri)
+      TX.pattern_table(T, base, f.rows, f.cols, colptr, rowind)
       patterns[slot] = "&" .. base
     end
   end

@@ -1,5 +1,6 @@
 -- emit/reduction.lua: prints Matrix R's reduction plan (formulation/matrix_r.lua) as a C function and its table.
-local wrap = require("emit.text").wrap
+local TX = require "emit.text"
+local wrap = TX.wrap
 
 local E = {}
 
@@ -145,17 +146,7 @@ int %s(const mb_real *MB_RESTRICT M, const mb_real *MB_RESTRICT Q, const mb_real
     colptr[#colptr + 1] = #rowind
   end
   local base = name .. "_matrix_r"
-  put(wrap((function()
-    local t = {}
-    for i, v in ipairs(colptr) do t[i] = tostring(v) end
-    return t
-  end)(), ", ", string.format("static const int %s_R_colptr[%d] = { ", base, #colptr), "    ") .. " };")
-  local ri = {}
-  for i, v in ipairs(rowind) do ri[i] = tostring(v) end
-  if #ri == 0 then ri[1] = "0" end
-  put(wrap(ri, ", ", string.format("static const int %s_R_rowind[%d] = { ", base, #ri), "    ") .. " };")
-  put(string.format("static const mb_pattern %s_R_pattern = { %d, %d, %s_R_colptr, %s_R_rowind };", base, n, d,
-    base, base))
+  TX.pattern_table(out, base .. "_R_pattern", n, d, colptr, rowind)
   put(string.format("static const mb_reduction %s = { %s, &%s_R_pattern };", base, fname, base))
   return table.concat(out, "\n"), "&" .. base, fname
 end
