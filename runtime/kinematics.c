@@ -510,19 +510,17 @@ int mb_kin_acceleration(mb_kin *k, double t, const double *z, const double *zd, 
     return dependent_rhs(k, k->vec, zdd, err, errlen);
 }
 
-int mb_kin_R(mb_kin *k, double *R, char *err, size_t errlen) {
-    if (k->rank < 0) return mb_fail(err, errlen, MB_ERR_ARG, "mb_kin_R: call mb_kin_factor first");
-    int nz = k->nz, d = k->dof;
-    memset(R, 0, (size_t)nz * d * sizeof(double));
-    for (int c = 0; c < d; ++c) R[(size_t)c * nz + k->ind[c]] = 1;
-    if (k->rank == 0 || d == 0) return MB_OK;
-    return kin_blocks_R(k->blocks, k->J, R, err, errlen);
-}
-
 int mb_kin_R_values(mb_kin *k, double *R, char *err, size_t errlen) {
     if (k->rank < 0) return mb_fail(err, errlen, MB_ERR_ARG, "mb_kin_R_values: call mb_kin_factor first");
     if (k->rank == 0 || k->dof == 0) return MB_OK;
     return kin_blocks_R(k->blocks, k->J, R, err, errlen);
+}
+
+int mb_kin_R(mb_kin *k, double *R, char *err, size_t errlen) {
+    if (k->rank < 0) return mb_fail(err, errlen, MB_ERR_ARG, "mb_kin_R: call mb_kin_factor first");
+    memset(R, 0, (size_t)k->nz * k->dof * sizeof(double));
+    for (int c = 0; c < k->dof; ++c) R[(size_t)c * k->nz + k->ind[c]] = 1;
+    return mb_kin_R_values(k, R, err, errlen);
 }
 
 long mb_kin_choice(const mb_kin *k) { return k->choice; }
