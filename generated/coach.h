@@ -78,6 +78,9 @@ int coach_constraints_dz_tw_dp(const mb_args *a, mb_real *out, mb_real *work);
 #define coach_constraints_dz_tw_dp_NWORK 0
 int coach_matrix_r_reduce(const mb_real *M, const mb_real *Q, const mb_real *x, const mb_real *R,
     mb_real *L, mb_real *zdd);
+int coach_matrix_r_dependent_factor(const mb_real *J, mb_real *X, mb_real *fig);
+void coach_matrix_r_dependent_solve(const mb_real *X, const mb_real *b, mb_real *x);
+void coach_matrix_r_dependent_R(const mb_real *X, const mb_real *J, mb_real *R);
 
 /* The largest workspace of any function above, in mb_reals. */
 #define coach_NWORK 6655

@@ -74,6 +74,9 @@ int fivebar_point_objective_psi3_integrand(const mb_args *a, mb_real *out, mb_re
 #define fivebar_point_objective_psi3_integrand_NWORK 0
 int fivebar_point_matrix_r_reduce(const mb_real *M, const mb_real *Q, const mb_real *x, const mb_real *R,
     mb_real *L, mb_real *zdd);
+int fivebar_point_matrix_r_dependent_factor(const mb_real *J, mb_real *X, mb_real *fig);
+void fivebar_point_matrix_r_dependent_solve(const mb_real *X, const mb_real *b, mb_real *x);
+void fivebar_point_matrix_r_dependent_R(const mb_real *X, const mb_real *J, mb_real *R);
 
 /* The largest workspace of any function above, in mb_reals. */
 #define fivebar_point_NWORK 0

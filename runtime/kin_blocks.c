@@ -26,6 +26,13 @@ struct kin_blocks {
     int *rcolptr, *rrowind; /* R's dependent non-zeros by column (kin_blocks_R_pattern) */
     int nb, worst;   /* blocks; the least regular one at the last factorization */
     block *b;
+    /* The model's generated inversions where they fit these blocks (kin_blocks_use_generated): the blocks'
+     * inverses one after the other (gX, offsets xoff), their figures, a solution in dep's order; gen = the last
+     * factorization is theirs. */
+    const mb_dependent_blocks *g;
+    double *gX, *gfig, *gx;
+    int *xoff;
+    int gen;
 };
 
 void kin_blocks_free(kin_blocks *kb) {
@@ -41,6 +48,10 @@ void kin_blocks_free(kin_blocks *kb) {
         mb_linalg_free(kb->b[i].ws);
     }
     free(kb->b);
+    free(kb->gX);
+    free(kb->gfig);
+    free(kb->gx);
+    free(kb->xoff);
     free(kb->rcolptr);
     free(kb->rrowind);
     free(kb->dep);
@@ -169,11 +180,27 @@ nomem:
     goto done;
 }
 
-/* Block b's conditioning figures as pivoted QR defines them: *first = |R_11|, *last = |R_nn| (rank rd); from its
- * factorization for a QR block, and for an inverted one by QR of its copy (exact = 1) or bounded from the inverse
- * (exact = 0, *last a lower bound). */
-static int block_figures(block *b, double tol, int exact, int *rd, double *first, double *last, char *err,
-                         size_t errlen) {
+/* Block b's m x n entries of J (nc rows) into A. */
+static void gather(const kin_blocks *kb, const block *b, const double *J, double *A) {
+    for (int jj = 0; jj < b->n; ++jj) {
+        const double *col = J + (size_t)kb->dep[b->cols[jj]] * kb->nc;
+        double *a = A + (size_t)jj * b->m;
+        for (int ii = 0; ii < b->m; ++ii) a[ii] = col[b->rows[ii]];
+    }
+}
+
+/* Block i's conditioning figures as pivoted QR defines them: *first = |R_11|, *last = |R_nn| (rank rd); from its
+ * factorization for a QR block, and for an inverted one by QR of its copy (exact = 1; gathered from J when the
+ * generated inversion made none) or bounded from the inverse (exact = 0, *last a lower bound). */
+static int block_figures(kin_blocks *kb, int i, const double *J, double tol, int exact, int *rd, double *first,
+                         double *last, char *err, size_t errlen) {
+    block *b = &kb->b[i];
+    if (kb->gen && !exact) {
+        *first = kb->gfig[3 * i];
+        *last = 1 / sqrt(kb->gfig[3 * i + 1] * kb->gfig[3 * i + 2]);
+        return MB_OK;
+    }
+    if (kb->gen) gather(kb, b, J, b->A0);
     if (!b->lu || exact) {
         double *f = b->lu ? b->A0 : b->A;
         int rc = b->lu ? mb_qrp_factor_small(b->ws, b->m, b->n, f, tol, rd, err, errlen) : MB_OK;
@@ -195,17 +222,39 @@ static int block_figures(block *b, double tol, int exact, int *rd, double *first
     return MB_OK;
 }
 
+int kin_blocks_use_generated(kin_blocks *kb, const mb_dependent_blocks *g) {
+    if (!g || !g->factor || !g->solve || !g->R || g->count != kb->nb) return 0;
+    size_t size = 0;
+    for (int i = 0; i < kb->nb; ++i) {
+        const block *b = &kb->b[i];
+        if (!b->lu || g->ptr[i + 1] - g->ptr[i] != b->n) return 0;
+        for (int q = 0; q < b->n; ++q)
+            if (g->rows[g->ptr[i] + q] != b->rows[q] || g->coords[g->ptr[i] + q] != b->coords[q]) return 0;
+        size += (size_t)b->n * b->n;
+    }
+    if (!(kb->xoff = calloc((size_t)kb->nb + 1, sizeof(int))) || !(kb->gX = calloc(size + 1, sizeof(double))) ||
+        !(kb->gfig = calloc(3 * (size_t)kb->nb + 1, sizeof(double))) ||
+        !(kb->gx = calloc((size_t)kb->rank + 1, sizeof(double))))
+        return 0;   /* kin_blocks_free frees what was allocated; the runtime's own inversions serve */
+    for (int i = 0; i < kb->nb; ++i) kb->xoff[i + 1] = kb->xoff[i] + kb->b[i].n * kb->b[i].n;
+    kb->g = g;
+    return 1;
+}
+
+int kin_blocks_generated(const kin_blocks *kb) { return kb && kb->gen; }
+
 int kin_blocks_factor(kin_blocks *kb, const double *J, double tol, double exact_below, double *ratio, char *err,
                       size_t errlen) {
     int inverted = 0;
-    for (int i = 0; i < kb->nb; ++i) {
+    /* The generated inversions in their static pivot order; where a pivot fails their test, this point is
+     * inverted by the runtime with partial pivoting (the next one tries the generated order again). */
+    kb->gen = kb->g && kb->g->factor(J, kb->gX, kb->gfig) == MB_FN_OK;
+    for (int i = 0; i < kb->nb && kb->gen; ++i) kb->b[i].rank = kb->b[i].n;
+    inverted = kb->gen;
+    for (int i = 0; i < kb->nb && !kb->gen; ++i) {
         block *b = &kb->b[i];
         int rc;
-        for (int jj = 0; jj < b->n; ++jj) {
-            const double *col = J + (size_t)kb->dep[b->cols[jj]] * kb->nc;
-            double *a = b->A + (size_t)jj * b->m;
-            for (int ii = 0; ii < b->m; ++ii) a[ii] = col[b->rows[ii]];
-        }
+        gather(kb, b, J, b->A);
         if (b->lu) {
             memcpy(b->A0, b->A, (size_t)b->m * b->n * sizeof(double));
             rc = mb_inverse_small(b->ws, b->n, b->A, tol, &b->rank, NULL, NULL, err, errlen);
@@ -224,7 +273,7 @@ int kin_blocks_factor(kin_blocks *kb, const double *J, double tol, double exact_
         for (int i = 0; i < kb->nb; ++i) {
             block *b = &kb->b[i];
             double first, last;
-            int rd = b->rank, rc = block_figures(b, tol, exact, &rd, &first, &last, err, errlen);
+            int rd = b->rank, rc = block_figures(kb, i, J, tol, exact, &rd, &first, &last, err, errlen);
             if (rc) return rc;
             double own = rd < b->n ? -1 : last / first;
             if (own < least) least = own, kb->worst = i;
@@ -245,6 +294,13 @@ static int block_solve(block *k, int nrhs, char *err, size_t errlen) {
 }
 
 int kin_blocks_solve(kin_blocks *kb, int nrhs, double *b, int ldb, char *err, size_t errlen) {
+    if (kb->gen) {
+        for (int c = 0; c < nrhs; ++c) {
+            kb->g->solve(kb->gX, b + (size_t)c * ldb, kb->gx);
+            memcpy(b + (size_t)c * ldb, kb->gx, (size_t)kb->rank * sizeof(double));
+        }
+        return MB_OK;
+    }
     /* In chunks of the blocks' room for right-hand sides; in each, every block reads its rows before any solution
      * overwrites them. */
     for (int c0 = 0; c0 < nrhs; c0 += kb->nrhs) {
@@ -270,6 +326,15 @@ int kin_blocks_solve_transposed(kin_blocks *kb, const double *g, double *lambda,
     for (int i = 0; i < kb->nc; ++i) lambda[i] = 0;
     for (int i = 0; i < kb->nb; ++i) {
         block *k = &kb->b[i];
+        if (kb->gen) {   /* lambda = X' g on the block's rows */
+            const double *X = kb->gX + kb->xoff[i];
+            for (int ii = 0; ii < k->n; ++ii) {
+                double s = 0;
+                for (int jj = 0; jj < k->n; ++jj) s += X[jj + (size_t)ii * k->n] * g[k->cols[jj]];
+                lambda[k->rows[ii]] = s;
+            }
+            continue;
+        }
         for (int jj = 0; jj < k->n; ++jj) k->B[jj] = g[k->cols[jj]];
         int rc = k->lu ? mb_inverse_apply_transposed(k->ws, k->n, k->A, k->B, err, errlen)
                        : mb_qrp_solve_transposed(k->ws, k->m, k->n, k->n, k->A, k->B, err, errlen);
@@ -280,6 +345,10 @@ int kin_blocks_solve_transposed(kin_blocks *kb, const double *g, double *lambda,
 }
 
 int kin_blocks_R(kin_blocks *kb, const double *J, double *R, char *err, size_t errlen) {
+    if (kb->gen) {
+        kb->g->R(kb->gX, J, R);
+        return MB_OK;
+    }
     for (int i = 0; i < kb->nb; ++i) {
         block *k = &kb->b[i];
         if (k->ncoup == 0) continue;

@@ -30,6 +30,7 @@ struct mb_kin {
     char notes[MB_KIN_NOTES][192]; /* the first re-selections: time, reason, old and new choice */
     int *before;          /* nz: the choice before a re-selection, to say what changed */
     long factorizations;  /* of the dependent block (mb_kin_factor calls that did the work) */
+    long generated;       /* of them, those by the model's generated inversions */
     long choice;          /* counts the choices of the independent coordinates (mb_kin_choice) */
     int factored;         /* J and the blocks hold Phi_z and its factors at (tf, zf, pf) */
     int have_factors;     /* the blocks hold factors for the current choice (from some point) */
@@ -46,6 +47,7 @@ void mb_kin_options_default(mb_kin_options *o) {
     o->blocks = 1;
     o->simplified = 1;
     o->lu = 1;
+    o->generated = 1;
 }
 
 void mb_kin_free(mb_kin *k) {
@@ -227,9 +229,14 @@ static int choose_auto(mb_kin *k, double t, char *err, size_t errlen) {
  * |R_rr| / |R_11| >= reselect_tol. */
 static int factor_dep(mb_kin *k, int *ok, double *ratio, char *err, size_t errlen) {
     int rc;
-    if (!k->blocks && !(k->blocks = kin_blocks_create(k->o.blocks ? k->m->constraints_dz_pattern : NULL, k->nc, k->nz, k->dep, k->rank,
-                                                      k->ind, k->dof, k->o.lu, err, errlen)))
-        return MB_ERR_ALLOC;
+    if (!k->blocks) {
+        if (!(k->blocks = kin_blocks_create(k->o.blocks ? k->m->constraints_dz_pattern : NULL, k->nc, k->nz, k->dep,
+                                            k->rank, k->ind, k->dof, k->o.lu, err, errlen)))
+            return MB_ERR_ALLOC;
+        /* The generated inversions fit only the declared choice's blocks; kin_blocks checks them one by one. */
+        if (k->o.generated && k->m->matrix_r && k->m->matrix_r->blocks)
+            kin_blocks_use_generated(k->blocks, k->m->matrix_r->blocks);
+    }
     if ((rc = kin_blocks_factor(k->blocks, k->J, k->o.rank_tol, k->o.reselect_tol, ratio, err, errlen))) return rc;
     *ok = *ratio > 0 && *ratio >= k->o.reselect_tol;
     return MB_OK;
@@ -359,6 +366,7 @@ int mb_kin_factor(mb_kin *k, double t, const double *z, const double *p, char *e
     memcpy(k->zf, z, zbytes);
     if (pbytes > 0) memcpy(k->pf, p, pbytes);
     ++k->factorizations;
+    k->generated += kin_blocks_generated(k->blocks);
     return MB_OK;
 }
 
@@ -599,6 +607,7 @@ const char *mb_kin_reselection_note(const mb_kin *k, long i) {
     return i >= 0 && i < k->reselections && i < MB_KIN_NOTES ? k->notes[i] : NULL;
 }
 long mb_kin_factorizations(const mb_kin *k) { return k->factorizations; }
+long mb_kin_generated_factorizations(const mb_kin *k) { return k->generated; }
 
 int mb_kin_R_pattern(const mb_kin *k, const int **colptr, const int **rowind) {
     *colptr = *rowind = NULL;

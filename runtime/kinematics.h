@@ -13,9 +13,10 @@
  *   position      Phi_z[:, d] dz_d = -Phi                         (Newton, damped)
  *   velocity      Phi_z[:, d] zd_d = -(Phi_t + Phi_z[:, i] zd_i)
  *   acceleration  Phi_z[:, d] zdd_d = -(bias + Phi_z[:, i] zdd_i)  (bias = dPhi_z/dt zd + dPhi_t/dt)
- * The dependent block Phi_z[:, d] (nc x r) is split by its pattern (kin_blocks.h); a square block is factored by
- * LU with complete pivoting, one with redundant rows by QR with column pivoting and solved in the least-squares
- * sense, so redundant but compatible constraints (nc > r) need no special case. */
+ * The dependent block Phi_z[:, d] (nc x r) is split by its pattern (kin_blocks.h); a square block is inverted by
+ * Gauss-Jordan with partial pivoting (or by the model's generated inversions, for its declared independent
+ * coordinates), one with redundant rows factored by QR with column pivoting and solved in the least-squares sense,
+ * so redundant but compatible constraints (nc > r) need no special case. */
 
 typedef struct {
     double pos_tol;       /* position problem converged when max|Phi| <= pos_tol (1e-12) */
@@ -27,8 +28,12 @@ typedef struct {
     int reselect;         /* 1: re-choose when ill-conditioned; 0: report MB_ERR_SINGULAR instead */
     int blocks;           /* 1: split the dependent block by Phi_z's generated pattern (kin_blocks.h); 0: factor it
                              as one dense block (the reference the split is checked against) */
-    int lu;               /* 1: square blocks by LU with complete pivoting (rank and conditioning from |U_kk|); 0:
-                             every block by pivoted QR (the reference LU is checked against) */
+    int lu;               /* 1: square blocks inverted by Gauss-Jordan with partial pivoting (the conditioning
+                             bounded from the inverse, pivoted QR's where the bound is near reselect_tol); 0: every
+                             block by pivoted QR (the reference the inverses are checked against) */
+    int generated;        /* 1: while the choice is the model's declared one, its blocks inverted by the model's
+                             generated code (mb_dependent_blocks) where its static pivots pass their test; 0: by
+                             the runtime throughout (the reference the generated code is checked against) */
     int simplified;       /* 1: the position problem's Newton steps reuse the last factorization (from the last
                              solve, at a nearby point) while it divides ||Phi|| by 4 per step, so a solve costs one
                              factorization, at its solution; 0: a factorization at every iterate, so the result
@@ -110,6 +115,7 @@ long mb_kin_reselections(const mb_kin *k);  /* changes of the choice after the f
 #define MB_KIN_NOTES 16
 const char *mb_kin_reselection_note(const mb_kin *k, long i);
 long mb_kin_factorizations(const mb_kin *k); /* factorizations of the dependent block (none repeated at one point) */
+long mb_kin_generated_factorizations(const mb_kin *k); /* those done by the model's generated inversions */
 /* The blocks the dependent block splits into by its structure (kin_blocks.h), for the current choice: their
  * number (0 before the first factorization), and the rows and columns of the first `max` in rows, cols. */
 int mb_kin_blocks(const mb_kin *k, int *rows, int *cols, int max);

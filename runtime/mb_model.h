@@ -89,6 +89,9 @@ typedef int mb_fn(const mb_args *a, mb_real *out, mb_real *work);
 
 /* The pivot test of the generated factorizations: positive and finite (a NaN fails both comparisons). */
 #define MB_PIVOT_OK(d) (MB_RE(d) > 0 && MB_RE(d) < HUGE_VAL)
+/* The threshold test of the generated inversions' static pivots: p is not zero and its magnitude at least a tenth
+ * of m, the largest magnitude of the other candidates in its column (a NaN fails). */
+#define MB_PIVOT_NEAR(p, m) (MB_RE(MB_ABS(p)) > 0 && MB_RE(MB_ABS(p)) >= 0.1 * MB_RE(m))
 
 /* A generated file's table of model data is shared by its sections (MB_PART), some of which may not read
  * it: unused there is not a mistake. */
@@ -141,9 +144,27 @@ typedef struct {
  * and its R has the pattern R_pattern (nz x d: the dependent non-zeros of each column). */
 typedef int mb_reduce_fn(const mb_real *M, const mb_real *Q, const mb_real *x, const mb_real *R, mb_real *L,
                          mb_real *zdd);
+/* The dependent part of Phi_z for the same independent coordinates, by its blocks (the connected parts of its
+ * pattern, numbered by their smallest equation, as the runtime's kinematics groups them; all square), each inverted
+ * by unrolled Gauss-Jordan steps in a pivot order fixed at generation time (formulation/dependent_blocks.lua).
+ * J = Phi_z (nc x nz). factor writes X, the blocks' inverses one after the other (block b: n x n, column-major, its
+ * coordinates by its equations), and fig[3 b .. 3 b + 2]: block b's largest column norm and its inverse's 1- and
+ * infinity-norms; MB_FN_SINGULAR where a pivot is zero or below a tenth of its column's largest other candidate (the
+ * runtime then inverts with pivoting of its own). solve writes x (the dependent coordinates, ascending) solving
+ * Phi_z[:, dep] x = b (b: nc); R writes the dependent rows of R = -Phi_z[:, dep]^-1 Phi_z[:, ind] at R_pattern. */
+typedef struct {
+    int count;                      /* blocks */
+    const int *ptr;                 /* count + 1: block b is rows[ptr[b] .. ptr[b+1]-1] and coords[the same] */
+    const int *rows, *coords;       /* its equations and its dependent coordinates, ascending within a block */
+    int (*factor)(const mb_real *J, mb_real *X, mb_real *fig);
+    void (*solve)(const mb_real *X, const mb_real *b, mb_real *x);
+    void (*R)(const mb_real *X, const mb_real *J, mb_real *R);
+} mb_dependent_blocks;
+
 typedef struct {
     mb_reduce_fn *solve;
     const mb_pattern *R_pattern;
+    const mb_dependent_blocks *blocks;  /* NULL where a block is not square or the initial pose gives no pivots */
 } mb_reduction;
 
 typedef struct mb_model {

@@ -6,6 +6,7 @@ local LTL = require "dynamics.ltl"
 local TX = require "emit.text"
 local wrap, c_number, numbers_array = TX.wrap, TX.c_number, TX.numbers_array
 local RED = require "emit.reduction"
+local DEP = require "emit.dependent_blocks"
 
 local M = {}
 
@@ -334,12 +335,28 @@ local function reduction_stats(name, plan)
     reduction = plan }
 end
 
+-- The row of the dependent blocks' inversion: Phi_z's dependent part (rank x rank), its inverse's non-zeros.
+local function dependent_stats(name, plan)
+  local nnz = 0
+  for _, blk in ipairs(plan.dependent.blocks) do
+    for k = 1, blk.n do for l = 1, blk.n do if blk.x[k][l] then nnz = nnz + 1 end end end
+  end
+  return { name = name .. "_matrix_r_dependent_factor", rows = #plan.dep, cols = #plan.dep, nnz = nnz,
+    ops = plan.dependent.ops }
+end
+
+local function plan_stats(stats, name, plan)
+  if not plan then return end
+  stats[#stats + 1] = reduction_stats(name, plan)
+  if plan.dependent then stats[#stats + 1] = dependent_stats(name, plan) end
+end
+
 function M.stats(tree, spec)
   local stats, parents = {}, solve_parents(tree, spec.functions)
   for _, f in ipairs(spec.functions) do
     stats[#stats + 1] = function_stats(spec.name, f, f.solve and solve_ops(parents, f.cols, C.count(f.exprs)))
   end
-  if spec.reduction then stats[#stats + 1] = reduction_stats(spec.name, spec.reduction) end
+  plan_stats(stats, spec.name, spec.reduction)
   return stats
 end
 
@@ -382,7 +399,7 @@ function M.generate(tree, spec, source_text, opts)
     stats[#stats + 1] = st
   end
 
-  if spec.reduction then stats[#stats + 1] = reduction_stats(name, spec.reduction) end
+  plan_stats(stats, name, spec.reduction)
   local sections = split_sections(bodies_c)
 
   -- Header.
@@ -416,6 +433,11 @@ function M.generate(tree, spec, source_text, opts)
   if spec.reduction then
     H[#H + 1] = string.format("int %s_matrix_r_reduce(const mb_real *M, const mb_real *Q, const mb_real *x, const mb_real *R,\n"
       .. "    mb_real *L, mb_real *zdd);", name)
+    if spec.reduction.dependent then
+      H[#H + 1] = string.format("int %s_matrix_r_dependent_factor(const mb_real *J, mb_real *X, mb_real *fig);", name)
+      H[#H + 1] = string.format("void %s_matrix_r_dependent_solve(const mb_real *X, const mb_real *b, mb_real *x);", name)
+      H[#H + 1] = string.format("void %s_matrix_r_dependent_R(const mb_real *X, const mb_real *J, mb_real *R);", name)
+    end
   end
   H[#H + 1] = ""
   H[#H + 1] = "/* The largest workspace of any function above, in mb_reals. */"
@@ -472,10 +494,19 @@ function M.generate(tree, spec, source_text, opts)
 
   -- Model table.
   local T = {}
+  local cnames = {}
+  for _, c in ipairs(tree.constraints or {}) do
+    local k = c.equations or 0
+    for e = 1, k do cnames[#cnames + 1] = k == 1 and c.name or (c.name .. "." .. e) end
+  end
   local reduction_ref
   if spec.reduction then
-    local text
-    text, reduction_ref = RED.text(name, spec.reduction)
+    local text, blocks_ref
+    if spec.reduction.dependent then
+      text, blocks_ref = DEP.text(name, spec.reduction, cnames)
+      T[#T + 1] = text
+    end
+    text, reduction_ref = RED.text(name, spec.reduction, blocks_ref)
     T[#T + 1] = text
   end
   local znames, bnames, pnames, unames, ptnames = {}, {}, {}, {}, {}
@@ -498,11 +529,6 @@ function M.generate(tree, spec, source_text, opts)
   end
   local indep = {}
   for i, k in ipairs(tree.independent or {}) do indep[i] = k - 1 end
-  local cnames = {}
-  for _, c in ipairs(tree.constraints or {}) do
-    local k = c.equations or 0
-    for e = 1, k do cnames[#cnames + 1] = k == 1 and c.name or (c.name .. "." .. e) end
-  end
 
   local refs = {
     z_names = names_array(T, name .. "_z_names", znames),

@@ -17,8 +17,9 @@ local function divided(lhs, first, terms, op, denom)
   return (statement(lhs, "(" .. first, terms, op):gsub(";$", ") / " .. denom .. ";"))
 end
 
--- The function's C text and the model table's member for the plan of model `name`.
-function E.text(name, plan)
+-- The function's C text and the model table's member for the plan of model `name`; blocks_ref: the address of the
+-- dependent blocks' table (emit/dependent_blocks.lua), or nil.
+function E.text(name, plan, blocks_ref)
   local n, d, ind = plan.n, plan.d, plan.ind
   local fname = name .. "_matrix_r_reduce"
   local function m(i, j) return string.format("M[%d + %d * %d]", i - 1, n, j - 1) end
@@ -147,7 +148,7 @@ int %s(const mb_real *MB_RESTRICT M, const mb_real *MB_RESTRICT Q, const mb_real
   end
   local base = name .. "_matrix_r"
   TX.pattern_table(out, base .. "_R_pattern", n, d, colptr, rowind)
-  put(string.format("static const mb_reduction %s = { %s, &%s_R_pattern };", base, fname, base))
+  put(string.format("static const mb_reduction %s = { %s, &%s_R_pattern, %s };", base, fname, base, blocks_ref or "0"))
   return table.concat(out, "\n"), "&" .. base, fname
 end
 

@@ -1,6 +1,7 @@
 -- formulation/matrix_r.lua: Matrix R's structure for the model's declared independent coordinates, fixed at
 -- generation time: the blocks of Phi_z's dependent part, R's pattern and the terms of R'M R and R'(Q - M x).
 local E = require "sym.expr"
+local DB = require "formulation.dependent_blocks"
 
 local P = {}
 
@@ -17,40 +18,18 @@ local function column_rows(f)
   return cols
 end
 
-local function find(parent, i)
-  while parent[i] ~= i do
-    parent[i] = parent[parent[i]]
-    i = parent[i]
-  end
-  return i
-end
-
--- R's pattern as the runtime's kin_blocks.c forms it: the constraint rows joined through the dependent columns
--- they have a non-zero in are the blocks of Phi_z[:, dep]; column c of R may be non-zero in the dependent
--- coordinates of every block that independent coordinate ind[c]'s column of Phi_z reaches. nil and why when a
--- dependent coordinate is in no constraint (its block would be singular).
-local function r_pattern(phi_cols, nc, ind, dep)
-  local parent = {}
-  for i = 1, nc do parent[i] = i end
-  for _, j in ipairs(dep) do
-    local rows = phi_cols[j]
-    if #rows == 0 then return nil, "dependent coordinate " .. j .. " is in no constraint" end
-    for q = 2, #rows do parent[find(parent, rows[q])] = find(parent, rows[1]) end
-  end
-  local members = {}   -- block root -> its dependent coordinates, ascending
-  for _, j in ipairs(dep) do
-    local r = find(parent, phi_cols[j][1])
-    members[r] = members[r] or {}
-    table.insert(members[r], j)
-  end
+-- R's pattern from the blocks of Phi_z's dependent part (formulation/dependent_blocks.lua, grouped as the runtime's
+-- kin_blocks.c groups them): column c of R may be non-zero in the dependent coordinates of every block that
+-- independent coordinate ind[c]'s column of Phi_z reaches.
+local function r_pattern(phi_cols, ind, block_of_row, blocks)
   local pattern = {}
   for c, k in ipairs(ind) do
     local seen, list = {}, {}
     for _, row in ipairs(phi_cols[k]) do
-      local r = find(parent, row)
-      if members[r] and not seen[r] then
-        seen[r] = true
-        for _, j in ipairs(members[r]) do list[#list + 1] = j end
+      local b = block_of_row[row]
+      if b and not seen[b] then
+        seen[b] = true
+        for _, j in ipairs(blocks[b].coords) do list[#list + 1] = j end
       end
     end
     table.sort(list)
@@ -61,7 +40,9 @@ end
 
 -- The plan of the reduction for tree (its declared `independent`) and the specs of mass and constraints_dz
 -- (byname), or nil and the reason there is none. Coordinates are 1-based here:
---   n, d, ind (d, ascending), dep, names (n);
+--   n, d, ind (d, ascending), dep, names (n), nc, phi_cols[j] = the rows of column j of Phi_z that may be non-zero;
+--   dependent = the blocks of Phi_z[:, dep] and their unrolled inversions (formulation/dependent_blocks.lua; nil
+--     where a block is not square or has no pivot order);
 --   R[c] = the dependent coordinates of R's column c (R[j, c] may be non-zero), ascending;
 --   tmp[i] = the dependent j with M[i, j] non-zero, for the rows i that R' tmp reads (Q - M x, x zero in ind);
 --   mr[c] = { rows = { i, ... }, terms[i] = { j, ... } }: column c of M R at the rows R'(M R) reads, each
@@ -82,8 +63,9 @@ function P.plan(tree, byname)
   for k = 1, n do if not is_ind[k] then dep[#dep + 1] = k end end
   local d = #ind
   local phi_cols, m_cols = column_rows(phiz), column_rows(mass)
-  local R, why = r_pattern(phi_cols, nc, ind, dep)
-  if not R then return nil, why end
+  local blocks, block_of_row = DB.group(phi_cols, nc, dep)
+  if not blocks then return nil, block_of_row end
+  local R = r_pattern(phi_cols, ind, block_of_row, blocks)
   local mnz = {}   -- mnz[j][i]: M[i, j] may be non-zero
   for j = 1, n do
     mnz[j] = {}
@@ -181,7 +163,8 @@ function P.plan(tree, byname)
   for c = 1, d do for a = 1, c do if #mb[c][a] > 0 then mbnz = mbnz + (a == c and 1 or 2) end end end
   local rnz = d
   for c = 1, d do rnz = rnz + #R[c] end
-  return { n = n, d = d, ind = ind, dep = dep, names = names, R = R, tmp = tmp, mr = mr, mb = mb, chol = chol,
+  return { n = n, d = d, ind = ind, dep = dep, names = names, R = R, nc = nc, phi_cols = phi_cols,
+    dependent = DB.plan(tree, phiz, phi_cols, blocks), tmp = tmp, mr = mr, mb = mb, chol = chol,
     below = below, lnz = lnz, ops = { add = add, mul = mul, div = div, call = d }, mb_nnz = mbnz, l_nnz = lnnz,
     r_nnz = rnz }
 end

@@ -66,8 +66,9 @@ static void usage(FILE *f, const char *prog) {
             "  --dense-kinematics    matrix_r, al3: factor the dependent block of Phi_z as one dense block, not\n"
             "                        split into the blocks of its pattern (the reference the split is checked\n"
             "                        against)\n"
-            "  --runtime-reduction   matrix_r: form R'M R and solve the reduced system in the runtime's loops, not\n"
-            "                        in the model's generated reduction (the reference it is checked against)\n"
+            "  --runtime-reduction   matrix_r: invert Phi_z's dependent blocks, form R'M R and solve the reduced\n"
+            "                        system in the runtime's loops, not in the model's generated code for its\n"
+            "                        declared independent coordinates (the reference it is checked against)\n"
             "  --qr-kinematics       matrix_r, al3: factor every dependent block by pivoted QR, not square ones\n"
             "                        by Gauss-Jordan inverses (the reference the inverses are checked against)\n"
             "  --rod-inertia M       massive rods: exact (their mass in M), or point | linear | quadratic (their\n"
@@ -207,6 +208,7 @@ static int parse_args(int argc, char **argv, run_args *a) {
             takes = 0;
         } else if (!strcmp(opt, "--runtime-reduction")) {
             a->o.generated_reduction = 0;
+            a->o.kin.generated = 0;
             takes = 0;
         } else if (!strcmp(opt, "--qr-kinematics")) {
             a->o.kin.lu = 0;
@@ -674,6 +676,10 @@ static int run(const run_args *a) {
             if (nb > 0) printf(", in %d block%s (", nb, nb == 1 ? "" : "s");
             for (int b = 0; b < nb && b < 8; ++b) printf("%s%d x %d", b ? ", " : "", rows[b], cols[b]);
             if (nb > 0) printf("%s), %s", nb > 8 ? ", ..." : "", a->o.kin.lu ? "square ones inverted" : "all by pivoted QR");
+            long gf = mb_sim_generated_factorizations(s);
+            if (gf > 0)
+                printf("; %ld of %ld by %s_matrix_r_dependent_factor", gf, mb_sim_factorizations(s),
+                       m->name ? m->name : "?");
             printf("\n");
             const int *ind = mb_sim_independent(s);
             if (ind) {
