@@ -1980,6 +1980,18 @@ int fivebar_point_matrix_r_dependent_factor(const mb_real *MB_RESTRICT J, mb_rea
     return MB_FN_OK;
 }
 
+/* The right-hand side of the velocity and acceleration problems on the blocks' equations: b = -(v + Phi_z[:, ind] y)
+ * (J = Phi_z; v, b: nc; y: nz, read at the independent coordinates), for fivebar_point_matrix_r_dependent_solve. */
+void fivebar_point_matrix_r_dependent_rhs(const mb_real *MB_RESTRICT J, const mb_real *MB_RESTRICT v, const mb_real *MB_RESTRICT y,
+    mb_real *MB_RESTRICT b)
+{
+    /* block 0 */
+    b[0] = -(v[0]);
+    b[1] = -(v[1]);
+    b[2] = -(v[2] + J[2 + 4 * 4] * y[4]);
+    b[3] = -(v[3] + J[3 + 4 * 5] * y[5]);
+}
+
 /* The dependent coordinates' solution of Phi_z[:, dep] x = b (b: nc; x in the order of the dependent coordinates)
  * from the blocks' inverses X of fivebar_point_matrix_r_dependent_factor. */
 void fivebar_point_matrix_r_dependent_solve(const mb_real *MB_RESTRICT X, const mb_real *MB_RESTRICT b, mb_real *MB_RESTRICT x)
@@ -2012,8 +2024,8 @@ static const int fivebar_point_matrix_r_blocks_rows[4] = { 0, 1, 2, 3 };
 static const int fivebar_point_matrix_r_blocks_coords[4] = { 0, 1, 2, 3 };
 static const mb_dependent_blocks fivebar_point_matrix_r_blocks = { 1, fivebar_point_matrix_r_blocks_ptr,
     fivebar_point_matrix_r_blocks_rows, fivebar_point_matrix_r_blocks_coords,
-    fivebar_point_matrix_r_dependent_factor, fivebar_point_matrix_r_dependent_solve,
-    fivebar_point_matrix_r_dependent_R };
+    fivebar_point_matrix_r_dependent_factor, fivebar_point_matrix_r_dependent_rhs,
+    fivebar_point_matrix_r_dependent_solve, fivebar_point_matrix_r_dependent_R };
 
 /* Matrix R's reduced system for the declared independent coordinates, from the structure fixed with them:
  * t = Q - M x at the rows R' reads; Mb = R'M R column by column into L's upper triangle (column c of M R only at

@@ -75,6 +75,7 @@ int fivebar_point_objective_psi3_integrand(const mb_args *a, mb_real *out, mb_re
 int fivebar_point_matrix_r_reduce(const mb_real *M, const mb_real *Q, const mb_real *x, const mb_real *R,
     mb_real *L, mb_real *zdd);
 int fivebar_point_matrix_r_dependent_factor(const mb_real *J, mb_real *X, mb_real *fig);
+void fivebar_point_matrix_r_dependent_rhs(const mb_real *J, const mb_real *v, const mb_real *y, mb_real *b);
 void fivebar_point_matrix_r_dependent_solve(const mb_real *X, const mb_real *b, mb_real *x);
 void fivebar_point_matrix_r_dependent_R(const mb_real *X, const mb_real *J, mb_real *R);
 

@@ -89,6 +89,7 @@ int sedan_constraints_dz_tw_dp(const mb_args *a, mb_real *out, mb_real *work);
 int sedan_matrix_r_reduce(const mb_real *M, const mb_real *Q, const mb_real *x, const mb_real *R,
     mb_real *L, mb_real *zdd);
 int sedan_matrix_r_dependent_factor(const mb_real *J, mb_real *X, mb_real *fig);
+void sedan_matrix_r_dependent_rhs(const mb_real *J, const mb_real *v, const mb_real *y, mb_real *b);
 void sedan_matrix_r_dependent_solve(const mb_real *X, const mb_real *b, mb_real *x);
 void sedan_matrix_r_dependent_R(const mb_real *X, const mb_real *J, mb_real *R);
 

@@ -223,7 +223,7 @@ static int block_figures(kin_blocks *kb, int i, const double *J, double tol, int
 }
 
 int kin_blocks_use_generated(kin_blocks *kb, const mb_dependent_blocks *g) {
-    if (!g || !g->factor || !g->solve || !g->R || g->count != kb->nb) return 0;
+    if (!g || !g->factor || !g->rhs || !g->solve || !g->R || g->count != kb->nb) return 0;
     size_t size = 0;
     for (int i = 0; i < kb->nb; ++i) {
         const block *b = &kb->b[i];
@@ -241,7 +241,7 @@ int kin_blocks_use_generated(kin_blocks *kb, const mb_dependent_blocks *g) {
     return 1;
 }
 
-int kin_blocks_generated(const kin_blocks *kb) { return kb && kb->gen; }
+const mb_dependent_blocks *kin_blocks_generated(const kin_blocks *kb) { return kb && kb->gen ? kb->g : NULL; }
 
 int kin_blocks_factor(kin_blocks *kb, const double *J, double tol, double exact_below, double *ratio, char *err,
                       size_t errlen) {

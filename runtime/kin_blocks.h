@@ -30,8 +30,9 @@ void kin_blocks_free(kin_blocks *kb);
 /* Uses the model's generated inversions g (mb_model.h) from the next factorization on when its blocks are these
  * (the same equations and coordinates, every one square and inverted); 1 then, 0 when they do not fit. */
 int kin_blocks_use_generated(kin_blocks *kb, const mb_dependent_blocks *g);
-/* 1 when the last factorization was the generated one (0: the runtime's, where a static pivot failed its test). */
-int kin_blocks_generated(const kin_blocks *kb);
+/* The generated inversions when the last factorization was theirs (NULL: the runtime's, where a static pivot
+ * failed its test or none fit), for their right-hand sides. */
+const mb_dependent_blocks *kin_blocks_generated(const kin_blocks *kb);
 
 /* Factors every block of J (nc x nz, column-major) (rank tolerance tol, relative to the block): a square block is
  * inverted, another factored by pivoted QR. *ratio = the smallest last diagonal |R_nn| of the blocks' pivoted QR

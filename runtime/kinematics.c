@@ -366,7 +366,7 @@ int mb_kin_factor(mb_kin *k, double t, const double *z, const double *p, char *e
     memcpy(k->zf, z, zbytes);
     if (pbytes > 0) memcpy(k->pf, p, pbytes);
     ++k->factorizations;
-    k->generated += kin_blocks_generated(k->blocks);
+    k->generated += kin_blocks_generated(k->blocks) != NULL;
     return MB_OK;
 }
 
@@ -477,8 +477,14 @@ int mb_kin_position(mb_kin *k, double t, double *z, const double *p, int *iters,
 static int dependent_rhs(mb_kin *k, const double *v, double *x, char *err, size_t errlen) {
     const mb_pattern *P = k->m->constraints_dz_pattern;
     if (P && (P->rows != k->nc || P->cols != k->nz)) P = NULL;
-    for (int i = 0; i < k->nc; ++i) k->b[i] = v ? -v[i] : 0;
-    for (int j = 0; j < k->dof; ++j) {
+    const mb_dependent_blocks *generated = kin_blocks_generated(k->blocks);   /* the declared choice's */
+    if (generated) {
+        if (!v) memset(k->vec, 0, (size_t)k->nc * sizeof(double));
+        generated->rhs(k->J, v ? v : k->vec, x, k->b);
+    } else {
+        for (int i = 0; i < k->nc; ++i) k->b[i] = v ? -v[i] : 0;
+    }
+    for (int j = 0; j < k->dof && !generated; ++j) {
         int c = k->ind[j];
         const double *col = k->J + (size_t)c * k->nc;
         if (x[c] == 0) continue;

@@ -150,13 +150,16 @@ typedef int mb_reduce_fn(const mb_real *M, const mb_real *Q, const mb_real *x, c
  * J = Phi_z (nc x nz). factor writes X, the blocks' inverses one after the other (block b: n x n, column-major, its
  * coordinates by its equations), and fig[3 b .. 3 b + 2]: block b's largest column norm and its inverse's 1- and
  * infinity-norms; MB_FN_SINGULAR where a pivot is zero or below a tenth of its column's largest other candidate (the
- * runtime then inverts with pivoting of its own). solve writes x (the dependent coordinates, ascending) solving
- * Phi_z[:, dep] x = b (b: nc); R writes the dependent rows of R = -Phi_z[:, dep]^-1 Phi_z[:, ind] at R_pattern. */
+ * runtime then inverts with pivoting of its own). rhs writes b = -(v + Phi_z[:, ind] y[ind]) (v, b: nc; y: nz), the
+ * right-hand side of the velocity and acceleration problems; solve writes x (the dependent coordinates, ascending)
+ * solving Phi_z[:, dep] x = b (b: nc); R writes the dependent rows of R = -Phi_z[:, dep]^-1 Phi_z[:, ind] at
+ * R_pattern. */
 typedef struct {
     int count;                      /* blocks */
     const int *ptr;                 /* count + 1: block b is rows[ptr[b] .. ptr[b+1]-1] and coords[the same] */
     const int *rows, *coords;       /* its equations and its dependent coordinates, ascending within a block */
     int (*factor)(const mb_real *J, mb_real *X, mb_real *fig);
+    void (*rhs)(const mb_real *J, const mb_real *v, const mb_real *y, mb_real *b);
     void (*solve)(const mb_real *X, const mb_real *b, mb_real *x);
     void (*R)(const mb_real *X, const mb_real *J, mb_real *R);
 } mb_dependent_blocks;

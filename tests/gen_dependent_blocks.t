@@ -1,6 +1,6 @@
 #!/usr/bin/env lua5.4
 -- gen_dependent_blocks.t: the vehicles' unrolled inversions of Phi_z's dependent blocks (emit/dependent_blocks.lua)
--- against their definitions at perturbed poses: X A = A X = I, A x = b, Phi_z[:, dep] R_dep = -Phi_z[:, ind], the
+-- against their definitions at perturbed poses: X A = A X = I, b = -(v + Phi_z[:, ind] y), A x = b, Phi_z[:, dep] R_dep = -Phi_z[:, ind], the
 -- figures recomputed from A and X; a zero static pivot refused; the C built as double, float and complex.
 local H = dofile((arg[0]:match("^(.-)tests/[^/]*$") or "./") .. "tests/lib/harness.lua")
 local tap = require "tap"
@@ -22,8 +22,8 @@ static double rnd(void) {
     return (double)(seed >> 11) / 9007199254740992.0 - 0.5;
 }
 int main(void) {
-    static double J[NC * NZ], X[NX], fig[3 * NB], x[RANK], b[NC], R[NZ * DOF];
-    double eX = 0, eF = 0, eS = 0, eR = 0;
+    static double J[NC * NZ], X[NX], fig[3 * NB], x[RANK], b[NC], v[NC], y[NZ], R[NZ * DOF];
+    double eX = 0, eF = 0, eB = 0, eS = 0, eR = 0;
     int taken = 0;
     for (int draw = 0; draw < 200; ++draw) {
         for (int q = 0; q < NC * NZ; ++q) J[q] = J0[q] * (1 + 0.3 * rnd());
@@ -56,7 +56,15 @@ int main(void) {
                     eX = fmax(eX, fmax(fabs(xa - (i == j)), fabs(ax - (i == j))) / scale);
                 }
         }
-        for (int i = 0; i < NC; ++i) b[i] = rnd();
+        for (int i = 0; i < NC; ++i) v[i] = rnd();
+        for (int q = 0; q < NZ; ++q) y[q] = rnd();
+        NAME_rhs(J, v, y, b);
+        for (int q = 0; q < ptr[NB]; ++q) {   /* b = -(v + Phi_z[:, ind] y) on the blocks' equations */
+            int i = rows[q];
+            double s = v[i], m = fabs(v[i]);
+            for (int e = 0; e < DOF; ++e) s += J[i + NC * ind[e]] * y[ind[e]], m = fmax(m, fabs(J[i + NC * ind[e]] * y[ind[e]]));
+            eB = fmax(eB, fabs(b[i] + s) / m);
+        }
         NAME_solve(X, b, x);
         for (int i = 0; i < NC; ++i) {   /* every equation of a block: its row of Phi_z[:, dep] x = b */
             double s = 0, m = fabs(b[i]);
@@ -78,7 +86,8 @@ int main(void) {
                 if (m > 0) eR = fmax(eR, fabs(s) / m);
             }
     }
-    printf("taken %d\nerr_inverse %.3g\nerr_figures %.3g\nerr_solve %.3g\nerr_R %.3g\n", taken, eX, eF, eS, eR);
+    printf("taken %d\nerr_inverse %.3g\nerr_figures %.3g\nerr_rhs %.3g\nerr_solve %.3g\nerr_R %.3g\n", taken, eX, eF, eB,
+           eS, eR);
     /* The first pivot of each block set to zero: refused. */
     int refused = 0;
     for (int blk = 0; blk < NB; ++blk) {
@@ -131,6 +140,7 @@ for _, m in ipairs { "sedan", "buggy", "coach" } do
       string.format("#define NC %d\n#define NZ %d\n#define RANK %d\n#define DOF %d\n#define NB %d\n#define NX %d",
         nc, nz, #dep, #ind, #plan.dependent.blocks, nx),
       "#define NAME_factor " .. m .. "_matrix_r_dependent_factor",
+      "#define NAME_rhs " .. m .. "_matrix_r_dependent_rhs",
       "#define NAME_solve " .. m .. "_matrix_r_dependent_solve",
       "#define NAME_R " .. m .. "_matrix_r_dependent_R",
       "static const double J0[] = { " .. table.concat(j0, ", ") .. " };",
@@ -159,6 +169,7 @@ for _, m in ipairs { "sedan", "buggy", "coach" } do
       v.err_inverse or -1))
     tap.ok((v.err_figures or 1) < 1e-13, string.format("%s: the figures (largest column norm, |X|_1, |X|_inf) to %.3g",
       m, v.err_figures or -1))
+    tap.ok((v.err_rhs or 1) < 1e-14, string.format("%s: b = -(v + Phi_z[:, ind] y) to %.3g", m, v.err_rhs or -1))
     tap.ok((v.err_solve or 1) < 1e-12, string.format("%s: Phi_z[:, dep] x = b on the blocks' equations to %.3g", m,
       v.err_solve or -1))
     tap.ok((v.err_R or 1) < 1e-12, string.format("%s: Phi_z[:, dep] R_dep = -Phi_z[:, ind] to %.3g", m, v.err_R or -1))

@@ -1,5 +1,6 @@
 -- emit/dependent_blocks.lua: prints the inversions of Phi_z's dependent blocks (formulation/dependent_blocks.lua)
--- with their solve, R's dependent rows and the table the model points to.
+-- with the right-hand sides and solutions of the velocity and acceleration problems, R's dependent rows and the
+-- table the model points to.
 local TX = require "emit.text"
 local wrap = TX.wrap
 
@@ -126,6 +127,33 @@ int %s_matrix_r_dependent_factor(const mb_real *MB_RESTRICT J, mb_real *MB_RESTR
   return table.concat(out, "\n")
 end
 
+-- b = -(v + Phi_z[:, ind] y[ind]) on the blocks' equations, over the independent columns' structural non-zeros.
+local function rhs_text(name, plan)
+  local nc = plan.nc
+  local out = {}
+  local function put(s) out[#out + 1] = s end
+  put(string.format([[
+/* The right-hand side of the velocity and acceleration problems on the blocks' equations: b = -(v + Phi_z[:, ind] y)
+ * (J = Phi_z; v, b: nc; y: nz, read at the independent coordinates), for %s_matrix_r_dependent_solve. */
+void %s_matrix_r_dependent_rhs(const mb_real *MB_RESTRICT J, const mb_real *MB_RESTRICT v, const mb_real *MB_RESTRICT y,
+    mb_real *MB_RESTRICT b)
+{]], name, name))
+  for b, blk in ipairs(plan.dependent.blocks) do
+    put(string.format("    /* block %d */", b - 1))
+    for _, i in ipairs(blk.rows) do
+      local items = { "v[" .. (i - 1) .. "]" }
+      for _, k in ipairs(plan.ind) do
+        for _, row in ipairs(plan.phi_cols[k]) do
+          if row == i then items[#items + 1] = string.format("J[%d + %d * %d] * y[%d]", i - 1, nc, k - 1, k - 1) end
+        end
+      end
+      put((sum("b[" .. (i - 1) .. "]", items):gsub("^        ", "    "):gsub(" = ", " = -(", 1):gsub(";$", ");")))
+    end
+  end
+  put("}")
+  return table.concat(out, "\n")
+end
+
 -- x (the dependent coordinates in dep's order) = X b block by block, over X's structural non-zeros.
 local function solve_text(name, plan)
   local out = {}
@@ -196,10 +224,11 @@ void %s_matrix_r_dependent_R(const mb_real *MB_RESTRICT X, const mb_real *MB_RES
   return table.concat(out, "\n")
 end
 
--- The three functions and their table for model `name` (plan: formulation/matrix_r.lua's, with `dependent`);
+-- The four functions and their table for model `name` (plan: formulation/matrix_r.lua's, with `dependent`);
 -- returns the text and the table's address.
 function D.text(name, plan, cnames)
-  local out = { factor_text(name, plan, cnames), "", solve_text(name, plan), "", r_text(name, plan), "" }
+  local out = { factor_text(name, plan, cnames), "", rhs_text(name, plan), "", solve_text(name, plan), "",
+    r_text(name, plan), "" }
   local ptr, rows, coords = { 0 }, {}, {}
   for _, blk in ipairs(plan.dependent.blocks) do
     for q = 1, blk.n do rows[#rows + 1], coords[#coords + 1] = blk.rows[q] - 1, blk.coords[q] - 1 end
@@ -210,7 +239,7 @@ function D.text(name, plan, cnames)
   local r = TX.numbers_array(out, base .. "_rows", rows, "int")
   local c = TX.numbers_array(out, base .. "_coords", coords, "int")
   out[#out + 1] = wrap({ tostring(#plan.dependent.blocks), p, r, c, name .. "_matrix_r_dependent_factor",
-    name .. "_matrix_r_dependent_solve", name .. "_matrix_r_dependent_R" }, ", ",
+    name .. "_matrix_r_dependent_rhs", name .. "_matrix_r_dependent_solve", name .. "_matrix_r_dependent_R" }, ", ",
     "static const mb_dependent_blocks " .. base .. " = { ", "    ") .. " };"
   out[#out + 1] = ""
   return table.concat(out, "\n"), "&" .. base

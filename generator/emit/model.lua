@@ -435,6 +435,8 @@ function M.generate(tree, spec, source_text, opts)
       .. "    mb_real *L, mb_real *zdd);", name)
     if spec.reduction.dependent then
       H[#H + 1] = string.format("int %s_matrix_r_dependent_factor(const mb_real *J, mb_real *X, mb_real *fig);", name)
+      H[#H + 1] = string.format("void %s_matrix_r_dependent_rhs(const mb_real *J, const mb_real *v, const mb_real *y, "
+        .. "mb_real *b);", name)
       H[#H + 1] = string.format("void %s_matrix_r_dependent_solve(const mb_real *X, const mb_real *b, mb_real *x);", name)
       H[#H + 1] = string.format("void %s_matrix_r_dependent_R(const mb_real *X, const mb_real *J, mb_real *R);", name)
     end
