@@ -40,7 +40,8 @@ count() {
   echo "at the driver's default, a row every step, the rows' energy, power and CSV added about 40,000 instructions per"
   echo "evaluation of the sedan."
   echo "Generated = the model's functions (NAME_*: the dynamics, the constraints and, for a model that declares its"
-  echo "independent coordinates, Matrix R's reduction NAME_matrix_r_reduce); runtime = the rest. The last two columns"
+  echo "independent coordinates, Matrix R's reduction NAME_matrix_r_reduce and the dependent blocks' inversions"
+  echo "NAME_matrix_r_dependent_*); runtime = the rest. The last two columns"
   echo "count the C library's sin, cos and atan2 that the generated functions call with them."
   echo
   echo "| model | instructions per evaluation | generated | runtime | runtime share | generated with libm | runtime share without libm |"
