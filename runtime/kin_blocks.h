@@ -12,17 +12,17 @@
  * the sedan's 19 x 19 is 5 x 5, 5 x 5 and 9 x 9. The groups are the connected parts of the graph joining every
  * row to the dependent columns it has a structural non-zero in (the model's generated pattern); they are found
  * once per choice of the independent coordinates. A least-squares problem with a block-diagonal matrix splits
- * into one per block, so each block is factored and solved on its own (a square one by LU with complete pivoting,
- * one with redundant rows by pivoted QR), and a column of R only reaches the blocks whose rows the independent
- * coordinate's column touches. Rows that touch no dependent
- * column (redundant equations in the independent coordinates) belong to no block: their residual is what it
- * is whatever the dependent values. */
+ * into one per block, so each block is factored and solved on its own (a square one inverted by Gauss-Jordan with
+ * partial pivoting, or by the model's generated code for its declared choice; one with redundant rows by pivoted
+ * QR), and a column of R only reaches the blocks whose rows the independent coordinate's column touches. Rows that
+ * touch no dependent column (redundant equations in the independent coordinates) belong to no block: their residual
+ * is what it is whatever the dependent values. */
 typedef struct kin_blocks kin_blocks;
 
 /* The blocks of Phi_z (nc x nz, pattern P; NULL: every entry may be non-zero, one block) for the dependent
  * coordinates dep (rank of them) and the independent ind (dof), for right-hand sides of up to max(dof, 1)
- * columns; lu = 1: square blocks by LU with complete pivoting, 0: every block by pivoted QR. NULL on failure
- * (message in err). */
+ * columns; lu = 1: square blocks inverted (Gauss-Jordan with partial pivoting), 0: every block by pivoted QR. NULL
+ * on failure (message in err). */
 kin_blocks *kin_blocks_create(const mb_pattern *P, int nc, int nz, const int *dep, int rank, const int *ind,
                               int dof, int lu, char *err, size_t errlen);
 void kin_blocks_free(kin_blocks *kb);

@@ -178,4 +178,28 @@ for _, m in ipairs { "sedan", "buggy", "coach" } do
   end
   ::next::
 end
+-- The operations the roadmap lists for the factor (the plan's count) are those of the C in generated/: a
+-- multiplication per " * " or "*=", an addition per " + " or "+=", outside the index brackets, a division per " / ",
+-- a square root per block; and a model has the four functions exactly when it has a generated reduction.
+for _, m in ipairs { "sedan", "buggy", "coach", "fivebar", "fivebar_point" } do
+  local c = H.read(H.root .. "generated/" .. m .. ".c") or ""
+  local md = H.read(H.root .. "generated/" .. m .. ".md") or ""
+  local a = c:find("int " .. m .. "_matrix_r_dependent_factor(", 1, true)
+  local b = a and c:find("return MB_FN_OK;", a, true)
+  local body = a and b and c:sub(c:find("{", a, true), b) or ""
+  body = body:gsub("/%*.-%*/", ""):gsub("%b[]", "[]")
+  local function count(s) local _, k = body:gsub(s, "") return k end
+  local mul, add, div, sqrt = count(" %*%s") + count("%*="), count(" %+%s") + count("%+="), count(" / "), count("MB_SQRT")
+  local radd, rmul, rdiv, rcall = md:match("| " .. m .. "_matrix_r_dependent_factor | %d+ | %d+ | %d+ | (%d+) | (%d+) | (%d+) | (%d+) |")
+  tap.ok(a and tonumber(radd) == add and tonumber(rmul) == mul and tonumber(rdiv) == div and tonumber(rcall) == sqrt,
+    string.format("%s: the roadmap's %s additions, %s multiplications, %s divisions, %s square roots of the factor are "
+      .. "the C's (%d, %d, %d, %d)", m, tostring(radd), tostring(rmul), tostring(rdiv), tostring(rcall), add, mul, div, sqrt))
+  tap.ok(c:find("int " .. m .. "_matrix_r_dependent_factor(", 1, true) and c:find("void " .. m .. "_matrix_r_dependent_rhs(", 1, true)
+    and c:find("void " .. m .. "_matrix_r_dependent_solve(", 1, true) and c:find("void " .. m .. "_matrix_r_dependent_R(", 1, true)
+    and c:find("&" .. m .. "_matrix_r_blocks };", 1, true) and md:find("Phi_z's dependent part for them", 1, true),
+    m .. ": the four functions, in the reduction's table, and the roadmap's line")
+end
+local chain = H.read(H.root .. "generated/fourbar_planar.c") or ""
+tap.ok(#chain > 0 and not chain:find("matrix_r_dependent", 1, true),
+  "fourbar_planar (no declared independent coordinates): no generated dependent blocks")
 tap.done_testing()

@@ -66,8 +66,6 @@ int %s_matrix_r_dependent_factor(const mb_real *MB_RESTRICT J, mb_real *MB_RESTR
       if k > 1 then put("        f = MB_MAX(f, s);") end
     end
     put(string.format("        fig[%d] = MB_SQRT(f);", 3 * (b - 1)))
-    local made = {}
-    for l = 1, n do made[l] = {} for k = 1, n do made[l][k] = blk.a[l][k] end end
     for q, st in ipairs(blk.steps) do
       local r, c = st.r, st.c
       put(string.format("        /* pivot %d: equation %s, coordinate %s */", q, cnames[blk.rows[r]] or (blk.rows[r] - 1),
@@ -85,12 +83,8 @@ int %s_matrix_r_dependent_factor(const mb_real *MB_RESTRICT J, mb_real *MB_RESTR
       put("        d = 1 / " .. piv .. ";")
       for _, j in ipairs(st.row) do put(string.format("        %s = -%s * d;", cell(r, j), cell(r, j))) end
       for _, u in ipairs(st.update) do
-        if made[u.i][u.j] then
-          put(string.format("        %s += %s * %s;", cell(u.i, u.j), cell(u.i, c), cell(r, u.j)))
-        else
-          made[u.i][u.j] = true
-          put(string.format("        mb_real %s = %s * %s;", cell(u.i, u.j), cell(u.i, c), cell(r, u.j)))
-        end
+        put(string.format(u.fill and "        mb_real %s = %s * %s;" or "        %s += %s * %s;", cell(u.i, u.j),
+          cell(u.i, c), cell(r, u.j)))
       end
       for _, i in ipairs(st.col) do put(string.format("        %s *= d;", cell(i, c))) end
       put("        " .. piv .. " = d;")
