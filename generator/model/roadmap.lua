@@ -255,16 +255,23 @@ function M.render(tree, opts)
         .. "its choice and R's pattern are these.", tree.name, plan.n, plan.d, plan.r_nnz, plan.d, plan.d, plan.d,
         plan.mb_nnz, plan.d * plan.d, plan.l_nnz, plan.d * (plan.d + 1) // 2))
       if plan.dependent then
-        local shapes, steps = {}, 0
+        local shapes, steps, annz, xnnz = {}, 0, 0, 0
         for _, blk in ipairs(plan.dependent.blocks) do
           shapes[#shapes + 1] = blk.n .. " x " .. blk.n
           steps = steps + #blk.steps
+          for i = 1, blk.n do
+            for j = 1, blk.n do
+              if blk.a[i][j] then annz = annz + 1 end
+              if blk.x[i][j] then xnnz = xnnz + 1 end
+            end
+          end
         end
         line()
-        line(string.format("Phi_z's dependent part for them (%s_matrix_r_dependent_factor, _solve, _R, unrolled): %d "
-          .. "block%s (%s), inverted by %d Gauss-Jordan steps in a pivot order fixed at generation time, checked "
-          .. "against a tenth of each column's largest candidate at run time.", tree.name, #plan.dependent.blocks,
-          #plan.dependent.blocks == 1 and "" or "s", table.concat(shapes, ", "), steps))
+        line(string.format("Phi_z's dependent part for them (%s_matrix_r_dependent_factor, _rhs, _solve, _R, unrolled): "
+          .. "%d block%s (%s) with %d structural non-zeros, inverted by %d Gauss-Jordan steps in a pivot order fixed "
+          .. "at generation time (the inverses have %d); each pivot is checked at run time against a tenth of its "
+          .. "column's largest other candidate.", tree.name, #plan.dependent.blocks,
+          #plan.dependent.blocks == 1 and "" or "s", table.concat(shapes, ", "), annz, steps, xnnz))
       end
     end
   end
