@@ -178,20 +178,15 @@ for _, m in ipairs { "sedan", "buggy", "coach" } do
   end
   ::next::
 end
--- The operations the roadmap lists for the factor (the plan's count) are those of the C in generated/: a
--- multiplication per " * " or "*=", an addition per " + " or "+=", outside the index brackets, a division per " / ",
--- a square root per block; and a model has the four functions exactly when it has a generated reduction.
+-- The operations the roadmap lists for the factor (the plan's count) are those of the C in generated/ (H.c_operators;
+-- a square root per block); and a model has the four functions exactly when it has a generated reduction.
 for _, m in ipairs { "sedan", "buggy", "coach", "fivebar", "fivebar_point" } do
   local c = H.read(H.root .. "generated/" .. m .. ".c") or ""
   local md = H.read(H.root .. "generated/" .. m .. ".md") or ""
-  local a = c:find("int " .. m .. "_matrix_r_dependent_factor(", 1, true)
-  local b = a and c:find("return MB_FN_OK;", a, true)
-  local body = a and b and c:sub(c:find("{", a, true), b) or ""
-  body = body:gsub("/%*.-%*/", ""):gsub("%b[]", "[]")
-  local function count(s) local _, k = body:gsub(s, "") return k end
-  local mul, add, div, sqrt = count(" %*%s") + count("%*="), count(" %+%s") + count("%+="), count(" / "), count("MB_SQRT")
+  local o = H.c_operators(c, "int " .. m .. "_matrix_r_dependent_factor") or {}
+  local mul, add, div, sqrt = o.mul or -1, o.add or -1, o.div or -1, o.sqrt or -1
   local radd, rmul, rdiv, rcall = md:match("| " .. m .. "_matrix_r_dependent_factor | %d+ | %d+ | %d+ | (%d+) | (%d+) | (%d+) | (%d+) |")
-  tap.ok(a and tonumber(radd) == add and tonumber(rmul) == mul and tonumber(rdiv) == div and tonumber(rcall) == sqrt,
+  tap.ok(tonumber(radd) == add and tonumber(rmul) == mul and tonumber(rdiv) == div and tonumber(rcall) == sqrt,
     string.format("%s: the roadmap's %s additions, %s multiplications, %s divisions, %s square roots of the factor are "
       .. "the C's (%d, %d, %d, %d)", m, tostring(radd), tostring(rmul), tostring(rdiv), tostring(rcall), add, mul, div, sqrt))
   tap.ok(c:find("int " .. m .. "_matrix_r_dependent_factor(", 1, true) and c:find("void " .. m .. "_matrix_r_dependent_rhs(", 1, true)

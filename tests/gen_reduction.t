@@ -14,17 +14,12 @@ for _, m in ipairs { "sedan", "buggy", "coach", "fivebar", "fivebar_point", "fou
     string.format("%s: %s", m, with[m] and "a generated reduction, in the model table" or "no generated reduction"))
 end
 
--- The operations the roadmap lists (the plan's count) are those of the C: a multiplication per " * " and an addition
--- per " + " or " - " outside the index brackets, a division per " / ", a square root per pivot.
+-- The operations the roadmap lists (the plan's count) are those of the C (H.c_operators), a square root per pivot.
 for _, m in ipairs { "sedan", "buggy", "coach", "fivebar" } do
   local c = H.read(H.root .. "generated/" .. m .. ".c") or ""
   local md = H.read(H.root .. "generated/" .. m .. ".md") or ""
-  local a = c:find("int " .. m .. "_matrix_r_reduce(", 1, true)
-  local b = a and c:find("return MB_FN_OK;", a, true)
-  local body = a and b and c:sub(c:find("{", a, true), b) or ""
-  body = body:gsub("/%*.-%*/", ""):gsub("%b[]", "[]")
-  local function count(s) local _, k = body:gsub(s, "") return k end
-  local mul, add, div, sqrt = count(" %* "), count(" %+ ") + count(" %- "), count(" / "), count("MB_SQRT")
+  local o = H.c_operators(c, "int " .. m .. "_matrix_r_reduce") or {}
+  local mul, add, div, sqrt = o.mul or -1, o.add or -1, o.div or -1, o.sqrt or -1
   local d, nnz, radd, rmul, rdiv, rcall = md:match("| " .. m .. "_matrix_r_reduce | (%d+) | %d+ | (%d+) | (%d+) | (%d+) | (%d+) | (%d+) |")
   tap.ok(d and tonumber(radd) == add and tonumber(rmul) == mul and tonumber(rdiv) == div and tonumber(rcall) == sqrt
     and sqrt == tonumber(d),

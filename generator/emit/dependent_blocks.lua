@@ -45,7 +45,6 @@ int %s_matrix_r_dependent_factor(const mb_real *MB_RESTRICT J, mb_real *MB_RESTR
     for _, st in ipairs(blk.steps) do if #st.others > 0 then uses_s = true end end
   end
   if not uses_s then put("    (void)s;") end
-  local off = 0
   for b, blk in ipairs(dep.blocks) do
     local n = blk.n
     put("    {")
@@ -93,7 +92,7 @@ int %s_matrix_r_dependent_factor(const mb_real *MB_RESTRICT J, mb_real *MB_RESTR
     for l = 1, n do
       for k = 1, n do
         local x = blk.x[k][l]
-        put(string.format("        X[%d] = %s;", off + (l - 1) * n + k - 1, x and cell(x.r, x.c) or "0"))
+        put(string.format("        X[%d] = %s;", blk.xoff + (l - 1) * n + k - 1, x and cell(x.r, x.c) or "0"))
       end
     end
     for pass = 1, 2 do   -- 1: columns of X (its 1-norm), 2: rows (infinity-norm)
@@ -114,7 +113,6 @@ int %s_matrix_r_dependent_factor(const mb_real *MB_RESTRICT J, mb_real *MB_RESTR
       put(string.format("        fig[%d] = f;", 3 * (b - 1) + pass))
     end
     put("    }")
-    off = off + n * n
   end
   put("    return MB_FN_OK;")
   put("}")
@@ -159,18 +157,16 @@ void %s_matrix_r_dependent_solve(const mb_real *MB_RESTRICT X, const mb_real *MB
 {]], name, name))
   local pos = {}
   for q, j in ipairs(plan.dep) do pos[j] = q - 1 end
-  local off = 0
   for b, blk in ipairs(plan.dependent.blocks) do
     local n = blk.n
     put(string.format("    /* block %d */", b - 1))
     for k, j in ipairs(blk.coords) do
       local items = {}
       for l, i in ipairs(blk.rows) do
-        if blk.x[k][l] then items[#items + 1] = string.format("X[%d] * b[%d]", off + (l - 1) * n + k - 1, i - 1) end
+        if blk.x[k][l] then items[#items + 1] = string.format("X[%d] * b[%d]", blk.xoff + (l - 1) * n + k - 1, i - 1) end
       end
       put((sum("x[" .. pos[j] .. "]", #items > 0 and items or { "0" }):gsub("^        ", "    ")))
     end
-    off = off + n * n
   end
   put("}")
   return table.concat(out, "\n")
@@ -187,13 +183,11 @@ local function r_text(name, plan)
  * zeros are the caller's), from the blocks' inverses X of %s_matrix_r_dependent_factor and J = Phi_z. */
 void %s_matrix_r_dependent_R(const mb_real *MB_RESTRICT X, const mb_real *MB_RESTRICT J, mb_real *MB_RESTRICT R)
 {]], name, name))
-  local offs, off = {}, 0
-  for b, blk in ipairs(plan.dependent.blocks) do offs[b] = off; off = off + blk.n * blk.n end
   for c, k in ipairs(plan.ind) do
     local in_col = {}
     for _, i in ipairs(plan.phi_cols[k]) do in_col[i] = true end
     local first = true
-    for b, blk in ipairs(plan.dependent.blocks) do
+    for _, blk in ipairs(plan.dependent.blocks) do
       local reached = false
       for _, i in ipairs(blk.rows) do reached = reached or in_col[i] or false end
       if reached then
@@ -203,7 +197,7 @@ void %s_matrix_r_dependent_R(const mb_real *MB_RESTRICT X, const mb_real *MB_RES
           local items = {}
           for l, i in ipairs(blk.rows) do
             if in_col[i] and blk.x[kk][l] then
-              items[#items + 1] = string.format("X[%d] * J[%d + %d * %d]", offs[b] + (l - 1) * blk.n + kk - 1, i - 1, nc,
+              items[#items + 1] = string.format("X[%d] * J[%d + %d * %d]", blk.xoff + (l - 1) * blk.n + kk - 1, i - 1, nc,
                 k - 1)
             end
           end

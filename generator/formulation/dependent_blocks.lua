@@ -143,11 +143,11 @@ local function initial_values(tree, phiz, entries)
 end
 
 -- The inversions of the blocks (B.group's, which gain n, a[i][j] = true where the entry may be non-zero, steps
--- and x: order's): { blocks, ops }, or nil and why (a block with more rows than coordinates, redundant equations;
+-- and x: order's, and xoff: where the block's inverse starts among them all): { blocks, ops }, or nil and why (a block with more rows than coordinates, redundant equations;
 -- a pivot order that the initial pose does not allow). phi_cols: the rows of each column of Phi_z that may be
 -- non-zero.
 function B.plan(tree, phiz, phi_cols, blocks)
-  local ops = { add = 0, mul = 0, div = 0, call = 0 }
+  local ops, xoff = { add = 0, mul = 0, div = 0, call = 0 }, 0
   for b, blk in ipairs(blocks) do
     local n = #blk.coords
     if #blk.rows ~= n then return nil, "block " .. b .. " has " .. #blk.rows .. " equations for " .. n .. " coordinates" end
@@ -167,7 +167,8 @@ function B.plan(tree, phiz, phi_cols, blocks)
     end
     local o = order(n, a)
     if not o then return nil, "block " .. b .. " has no pivot order at the initial pose" end
-    blk.n, blk.a, blk.steps, blk.x = n, nz, o.steps, o.x
+    blk.n, blk.a, blk.steps, blk.x, blk.xoff = n, nz, o.steps, o.x, xoff
+    xoff = xoff + n * n
     for k, v in pairs(o.ops) do ops[k] = ops[k] + v end
     -- The figures: a square per entry and the sums of the column norms, a square root; the sums of |X|'s columns
     -- and rows.

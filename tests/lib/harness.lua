@@ -114,6 +114,19 @@ function H.generate(tree, dir, opts)
   return stats
 end
 
+-- The operators of generated function `fname` in C text c (its body up to the first "return MB_FN_OK;", comments and
+-- index brackets left out): multiplications (" * ", "*="), additions (" + ", " - " between operands, "+="),
+-- divisions (" / ") and MB_SQRT calls, as the generator's operation counts have them; nil when c has no such function.
+function H.c_operators(c, fname)
+  local a = c:find(fname .. "(", 1, true)
+  local b = a and c:find("return MB_FN_OK;", a, true)
+  if not b then return nil end
+  local body = c:sub(c:find("{", a, true), b):gsub("/%*.-%*/", ""):gsub("%b[]", "[]")
+  local function count(pat) local _, k = body:gsub(pat, "") return k end
+  return { mul = count(" %*%s") + count("%*="), add = count(" %+%s") + count(" %-%s") + count("%+="),
+    div = count(" /%s"), sqrt = count("MB_SQRT") }
+end
+
 -- Parses "key value" lines into a table of numbers.
 function H.keyvals(text)
   local t = {}
