@@ -15,23 +15,23 @@
 extern const mb_model buggy_model;
 
 int buggy_mass(const mb_args *a, mb_real *out, mb_real *work);
-#define buggy_mass_NWORK 404
+#define buggy_mass_NWORK 553
 int buggy_forces(const mb_args *a, mb_real *out, mb_real *work);
-#define buggy_forces_NWORK 673
+#define buggy_forces_NWORK 718
 int buggy_forces_nc(const mb_args *a, mb_real *out, mb_real *work);
-#define buggy_forces_nc_NWORK 199
+#define buggy_forces_nc_NWORK 224
 int buggy_inverse_dynamics(const mb_args *a, mb_real *out, mb_real *work);
-#define buggy_inverse_dynamics_NWORK 666
+#define buggy_inverse_dynamics_NWORK 690
 int buggy_inverse_dynamics_dz(const mb_args *a, mb_real *out, mb_real *work);
-#define buggy_inverse_dynamics_dz_NWORK 3644
+#define buggy_inverse_dynamics_dz_NWORK 3778
 int buggy_inverse_dynamics_dzd(const mb_args *a, mb_real *out, mb_real *work);
-#define buggy_inverse_dynamics_dzd_NWORK 1909
+#define buggy_inverse_dynamics_dzd_NWORK 1899
 int buggy_inverse_dynamics_tangent(const mb_args *a, mb_real *out, mb_real *work);
-#define buggy_inverse_dynamics_tangent_NWORK 4490
+#define buggy_inverse_dynamics_tangent_NWORK 4551
 int buggy_inverse_dynamics_dp(const mb_args *a, mb_real *out, mb_real *work);
 #define buggy_inverse_dynamics_dp_NWORK 0
 int buggy_energy(const mb_args *a, mb_real *out, mb_real *work);
-#define buggy_energy_NWORK 197
+#define buggy_energy_NWORK 235
 int buggy_points(const mb_args *a, mb_real *out, mb_real *work);
 #define buggy_points_NWORK 0
 int buggy_points_dz(const mb_args *a, mb_real *out, mb_real *work);
@@ -39,37 +39,37 @@ int buggy_points_dz(const mb_args *a, mb_real *out, mb_real *work);
 int buggy_total_mass(const mb_args *a, mb_real *out, mb_real *work);
 #define buggy_total_mass_NWORK 0
 int buggy_tyres(const mb_args *a, mb_real *out, mb_real *work);
-#define buggy_tyres_NWORK 0
+#define buggy_tyres_NWORK 17
 int buggy_forward_dynamics(const mb_args *a, mb_real *out, mb_real *work);
-#define buggy_forward_dynamics_NWORK 1340
+#define buggy_forward_dynamics_NWORK 1462
 int buggy_forward_dynamics_dz(const mb_args *a, mb_real *out, mb_real *work);
-#define buggy_forward_dynamics_dz_NWORK 7877
+#define buggy_forward_dynamics_dz_NWORK 8103
 int buggy_forward_dynamics_dzd(const mb_args *a, mb_real *out, mb_real *work);
-#define buggy_forward_dynamics_dzd_NWORK 4404
+#define buggy_forward_dynamics_dzd_NWORK 4531
 int buggy_forward_dynamics_dp(const mb_args *a, mb_real *out, mb_real *work);
-#define buggy_forward_dynamics_dp_NWORK 3121
+#define buggy_forward_dynamics_dp_NWORK 3337
 int buggy_constraints(const mb_args *a, mb_real *out, mb_real *work);
 #define buggy_constraints_NWORK 0
 int buggy_constraints_dz(const mb_args *a, mb_real *out, mb_real *work);
-#define buggy_constraints_dz_NWORK 251
+#define buggy_constraints_dz_NWORK 310
 int buggy_constraints_dp(const mb_args *a, mb_real *out, mb_real *work);
 #define buggy_constraints_dp_NWORK 0
 int buggy_constraints_dt(const mb_args *a, mb_real *out, mb_real *work);
 #define buggy_constraints_dt_NWORK 0
 int buggy_constraint_bias(const mb_args *a, mb_real *out, mb_real *work);
-#define buggy_constraint_bias_NWORK 164
+#define buggy_constraint_bias_NWORK 141
 int buggy_constraint_bias_dz(const mb_args *a, mb_real *out, mb_real *work);
-#define buggy_constraint_bias_dz_NWORK 1563
+#define buggy_constraint_bias_dz_NWORK 1609
 int buggy_constraint_bias_dzd(const mb_args *a, mb_real *out, mb_real *work);
-#define buggy_constraint_bias_dzd_NWORK 477
+#define buggy_constraint_bias_dzd_NWORK 540
 int buggy_constraint_bias_dp(const mb_args *a, mb_real *out, mb_real *work);
 #define buggy_constraint_bias_dp_NWORK 0
 int buggy_constraints_dz_tw_dz(const mb_args *a, mb_real *out, mb_real *work);
-#define buggy_constraints_dz_tw_dz_NWORK 855
+#define buggy_constraints_dz_tw_dz_NWORK 880
 int buggy_constraint_vel_dz(const mb_args *a, mb_real *out, mb_real *work);
-#define buggy_constraint_vel_dz_NWORK 675
+#define buggy_constraint_vel_dz_NWORK 666
 int buggy_constraint_acc_dz(const mb_args *a, mb_real *out, mb_real *work);
-#define buggy_constraint_acc_dz_NWORK 1854
+#define buggy_constraint_acc_dz_NWORK 1927
 int buggy_constraint_vel_dp(const mb_args *a, mb_real *out, mb_real *work);
 #define buggy_constraint_vel_dp_NWORK 0
 int buggy_constraint_acc_dp(const mb_args *a, mb_real *out, mb_real *work);
@@ -86,7 +86,7 @@ void buggy_matrix_r_dependent_solve(const mb_real *X, const mb_real *b, mb_real 
 void buggy_matrix_r_dependent_R(const mb_real *X, const mb_real *J, mb_real *R);
 
 /* The largest workspace of any function above, in mb_reals. */
-#define buggy_NWORK 7877
+#define buggy_NWORK 8103
 /* buggy.c compiles whole, or section by section with -DMB_PART=1..buggy_NSECTIONS. */
 #define buggy_NSECTIONS 22
 

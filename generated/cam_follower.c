@@ -286,7 +286,9 @@ int cam_follower_forward_dynamics(const mb_args *a, mb_real *out, mb_real *work)
     out[0] = 0.0;
     const mb_real tdbeacc = -0.2 + a->z[1];
     const mb_real t3eb57b = MB_SQRT(tdbeacc*tdbeacc);
-    out[1] = (-9.81*cam_follower_data.follower_mass - cam_follower_data.return_stiffness*(-cam_follower_data.return_length + t3eb57b)*(1.0/t3eb57b)*tdbeacc)/cam_follower_data.follower_mass;
+    const mb_real zdd_y_lift = -9.81*cam_follower_data.follower_mass - cam_follower_data.return_stiffness*(-cam_follower_data.return_length + t3eb57b)*(1.0/t3eb57b)*tdbeacc;
+    const mb_real zdd_lift = zdd_y_lift/cam_follower_data.follower_mass;
+    out[1] = zdd_lift;
     return MB_FN_OK;
 }
 

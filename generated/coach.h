@@ -15,23 +15,23 @@
 extern const mb_model coach_model;
 
 int coach_mass(const mb_args *a, mb_real *out, mb_real *work);
-#define coach_mass_NWORK 238
+#define coach_mass_NWORK 247
 int coach_forces(const mb_args *a, mb_real *out, mb_real *work);
-#define coach_forces_NWORK 535
+#define coach_forces_NWORK 593
 int coach_forces_nc(const mb_args *a, mb_real *out, mb_real *work);
-#define coach_forces_nc_NWORK 203
+#define coach_forces_nc_NWORK 234
 int coach_inverse_dynamics(const mb_args *a, mb_real *out, mb_real *work);
-#define coach_inverse_dynamics_NWORK 545
+#define coach_inverse_dynamics_NWORK 615
 int coach_inverse_dynamics_dz(const mb_args *a, mb_real *out, mb_real *work);
-#define coach_inverse_dynamics_dz_NWORK 3632
+#define coach_inverse_dynamics_dz_NWORK 3941
 int coach_inverse_dynamics_dzd(const mb_args *a, mb_real *out, mb_real *work);
-#define coach_inverse_dynamics_dzd_NWORK 1645
+#define coach_inverse_dynamics_dzd_NWORK 1676
 int coach_inverse_dynamics_tangent(const mb_args *a, mb_real *out, mb_real *work);
-#define coach_inverse_dynamics_tangent_NWORK 4796
+#define coach_inverse_dynamics_tangent_NWORK 4920
 int coach_inverse_dynamics_dp(const mb_args *a, mb_real *out, mb_real *work);
-#define coach_inverse_dynamics_dp_NWORK 258
+#define coach_inverse_dynamics_dp_NWORK 214
 int coach_energy(const mb_args *a, mb_real *out, mb_real *work);
-#define coach_energy_NWORK 181
+#define coach_energy_NWORK 154
 int coach_points(const mb_args *a, mb_real *out, mb_real *work);
 #define coach_points_NWORK 0
 int coach_points_dz(const mb_args *a, mb_real *out, mb_real *work);
@@ -41,35 +41,35 @@ int coach_total_mass(const mb_args *a, mb_real *out, mb_real *work);
 int coach_tyres(const mb_args *a, mb_real *out, mb_real *work);
 #define coach_tyres_NWORK 0
 int coach_forward_dynamics(const mb_args *a, mb_real *out, mb_real *work);
-#define coach_forward_dynamics_NWORK 898
+#define coach_forward_dynamics_NWORK 1068
 int coach_forward_dynamics_dz(const mb_args *a, mb_real *out, mb_real *work);
-#define coach_forward_dynamics_dz_NWORK 6655
+#define coach_forward_dynamics_dz_NWORK 6708
 int coach_forward_dynamics_dzd(const mb_args *a, mb_real *out, mb_real *work);
-#define coach_forward_dynamics_dzd_NWORK 3623
+#define coach_forward_dynamics_dzd_NWORK 3609
 int coach_forward_dynamics_dp(const mb_args *a, mb_real *out, mb_real *work);
-#define coach_forward_dynamics_dp_NWORK 1163
+#define coach_forward_dynamics_dp_NWORK 1200
 int coach_constraints(const mb_args *a, mb_real *out, mb_real *work);
 #define coach_constraints_NWORK 0
 int coach_constraints_dz(const mb_args *a, mb_real *out, mb_real *work);
-#define coach_constraints_dz_NWORK 91
+#define coach_constraints_dz_NWORK 152
 int coach_constraints_dp(const mb_args *a, mb_real *out, mb_real *work);
 #define coach_constraints_dp_NWORK 0
 int coach_constraints_dt(const mb_args *a, mb_real *out, mb_real *work);
 #define coach_constraints_dt_NWORK 0
 int coach_constraint_bias(const mb_args *a, mb_real *out, mb_real *work);
-#define coach_constraint_bias_NWORK 0
+#define coach_constraint_bias_NWORK 72
 int coach_constraint_bias_dz(const mb_args *a, mb_real *out, mb_real *work);
-#define coach_constraint_bias_dz_NWORK 717
+#define coach_constraint_bias_dz_NWORK 646
 int coach_constraint_bias_dzd(const mb_args *a, mb_real *out, mb_real *work);
-#define coach_constraint_bias_dzd_NWORK 231
+#define coach_constraint_bias_dzd_NWORK 229
 int coach_constraint_bias_dp(const mb_args *a, mb_real *out, mb_real *work);
 #define coach_constraint_bias_dp_NWORK 0
 int coach_constraints_dz_tw_dz(const mb_args *a, mb_real *out, mb_real *work);
-#define coach_constraints_dz_tw_dz_NWORK 412
+#define coach_constraints_dz_tw_dz_NWORK 335
 int coach_constraint_vel_dz(const mb_args *a, mb_real *out, mb_real *work);
-#define coach_constraint_vel_dz_NWORK 319
+#define coach_constraint_vel_dz_NWORK 311
 int coach_constraint_acc_dz(const mb_args *a, mb_real *out, mb_real *work);
-#define coach_constraint_acc_dz_NWORK 818
+#define coach_constraint_acc_dz_NWORK 984
 int coach_constraint_vel_dp(const mb_args *a, mb_real *out, mb_real *work);
 #define coach_constraint_vel_dp_NWORK 0
 int coach_constraint_acc_dp(const mb_args *a, mb_real *out, mb_real *work);
@@ -84,7 +84,7 @@ void coach_matrix_r_dependent_solve(const mb_real *X, const mb_real *b, mb_real 
 void coach_matrix_r_dependent_R(const mb_real *X, const mb_real *J, mb_real *R);
 
 /* The largest workspace of any function above, in mb_reals. */
-#define coach_NWORK 6655
+#define coach_NWORK 6708
 /* coach.c compiles whole, or section by section with -DMB_PART=1..coach_NSECTIONS. */
 #define coach_NSECTIONS 20
 

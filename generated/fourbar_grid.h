@@ -15,7 +15,7 @@
 extern const mb_model fourbar_grid_model;
 
 int fourbar_grid_mass(const mb_args *a, mb_real *out, mb_real *work);
-#define fourbar_grid_mass_NWORK 88
+#define fourbar_grid_mass_NWORK 225
 int fourbar_grid_forces(const mb_args *a, mb_real *out, mb_real *work);
 #define fourbar_grid_forces_NWORK 0
 int fourbar_grid_forces_nc(const mb_args *a, mb_real *out, mb_real *work);
@@ -23,13 +23,13 @@ int fourbar_grid_forces_nc(const mb_args *a, mb_real *out, mb_real *work);
 int fourbar_grid_inverse_dynamics(const mb_args *a, mb_real *out, mb_real *work);
 #define fourbar_grid_inverse_dynamics_NWORK 0
 int fourbar_grid_inverse_dynamics_dz(const mb_args *a, mb_real *out, mb_real *work);
-#define fourbar_grid_inverse_dynamics_dz_NWORK 382
+#define fourbar_grid_inverse_dynamics_dz_NWORK 491
 int fourbar_grid_inverse_dynamics_dzd(const mb_args *a, mb_real *out, mb_real *work);
-#define fourbar_grid_inverse_dynamics_dzd_NWORK 390
+#define fourbar_grid_inverse_dynamics_dzd_NWORK 419
 int fourbar_grid_inverse_dynamics_tangent(const mb_args *a, mb_real *out, mb_real *work);
-#define fourbar_grid_inverse_dynamics_tangent_NWORK 732
+#define fourbar_grid_inverse_dynamics_tangent_NWORK 858
 int fourbar_grid_energy(const mb_args *a, mb_real *out, mb_real *work);
-#define fourbar_grid_energy_NWORK 20
+#define fourbar_grid_energy_NWORK 104
 int fourbar_grid_points(const mb_args *a, mb_real *out, mb_real *work);
 #define fourbar_grid_points_NWORK 0
 int fourbar_grid_points_dz(const mb_args *a, mb_real *out, mb_real *work);
@@ -37,32 +37,32 @@ int fourbar_grid_points_dz(const mb_args *a, mb_real *out, mb_real *work);
 int fourbar_grid_total_mass(const mb_args *a, mb_real *out, mb_real *work);
 #define fourbar_grid_total_mass_NWORK 0
 int fourbar_grid_forward_dynamics(const mb_args *a, mb_real *out, mb_real *work);
-#define fourbar_grid_forward_dynamics_NWORK 71
+#define fourbar_grid_forward_dynamics_NWORK 277
 int fourbar_grid_forward_dynamics_dz(const mb_args *a, mb_real *out, mb_real *work);
-#define fourbar_grid_forward_dynamics_dz_NWORK 5074
+#define fourbar_grid_forward_dynamics_dz_NWORK 5137
 int fourbar_grid_forward_dynamics_dzd(const mb_args *a, mb_real *out, mb_real *work);
-#define fourbar_grid_forward_dynamics_dzd_NWORK 4640
+#define fourbar_grid_forward_dynamics_dzd_NWORK 4777
 int fourbar_grid_constraints(const mb_args *a, mb_real *out, mb_real *work);
 #define fourbar_grid_constraints_NWORK 0
 int fourbar_grid_constraints_dz(const mb_args *a, mb_real *out, mb_real *work);
-#define fourbar_grid_constraints_dz_NWORK 347
+#define fourbar_grid_constraints_dz_NWORK 382
 int fourbar_grid_constraints_dt(const mb_args *a, mb_real *out, mb_real *work);
 #define fourbar_grid_constraints_dt_NWORK 0
 int fourbar_grid_constraint_bias(const mb_args *a, mb_real *out, mb_real *work);
-#define fourbar_grid_constraint_bias_NWORK 0
+#define fourbar_grid_constraint_bias_NWORK 29
 int fourbar_grid_constraint_bias_dz(const mb_args *a, mb_real *out, mb_real *work);
-#define fourbar_grid_constraint_bias_dz_NWORK 816
+#define fourbar_grid_constraint_bias_dz_NWORK 942
 int fourbar_grid_constraint_bias_dzd(const mb_args *a, mb_real *out, mb_real *work);
-#define fourbar_grid_constraint_bias_dzd_NWORK 451
+#define fourbar_grid_constraint_bias_dzd_NWORK 464
 int fourbar_grid_constraints_dz_tw_dz(const mb_args *a, mb_real *out, mb_real *work);
-#define fourbar_grid_constraints_dz_tw_dz_NWORK 1527
+#define fourbar_grid_constraints_dz_tw_dz_NWORK 1784
 int fourbar_grid_constraint_vel_dz(const mb_args *a, mb_real *out, mb_real *work);
-#define fourbar_grid_constraint_vel_dz_NWORK 542
+#define fourbar_grid_constraint_vel_dz_NWORK 591
 int fourbar_grid_constraint_acc_dz(const mb_args *a, mb_real *out, mb_real *work);
-#define fourbar_grid_constraint_acc_dz_NWORK 1361
+#define fourbar_grid_constraint_acc_dz_NWORK 1469
 
 /* The largest workspace of any function above, in mb_reals. */
-#define fourbar_grid_NWORK 5074
+#define fourbar_grid_NWORK 5137
 /* fourbar_grid.c compiles whole, or section by section with -DMB_PART=1..fourbar_grid_NSECTIONS. */
 #define fourbar_grid_NSECTIONS 10
 

@@ -300,11 +300,13 @@ int quarter_car_total_mass(const mb_args *a, mb_real *out, mb_real *work)
 int quarter_car_forward_dynamics(const mb_args *a, mb_real *out, mb_real *work)
 {
     (void)work;
+    const mb_real zdd_y_susp = -(a->zd[1]*a->p[0]) - a->z[1]*a->p[1];
     const mb_real t21d973 = quarter_car_data.car_mass/quarter_car_data.car_mass;
-    const mb_real t753390 = -(a->zd[1]*a->p[0]) - a->z[1]*a->p[1];
-    const mb_real t92db59 = (-t21d973*t753390 + (-quarter_car_data.tire_spring_damping*a->zd[0] - quarter_car_data.tire_spring_stiffness*a->z[0]))/(quarter_car_data.wheel_mass - t21d973*quarter_car_data.car_mass + quarter_car_data.car_mass);
-    out[0] = t92db59;
-    out[1] = -t21d973*t92db59 + t753390/quarter_car_data.car_mass;
+    const mb_real zdd_y_tire = -t21d973*zdd_y_susp + (-quarter_car_data.tire_spring_damping*a->zd[0] - quarter_car_data.tire_spring_stiffness*a->z[0]);
+    const mb_real zdd_tire = zdd_y_tire/(quarter_car_data.wheel_mass - t21d973*quarter_car_data.car_mass + quarter_car_data.car_mass);
+    out[0] = zdd_tire;
+    const mb_real zdd_susp = zdd_y_susp/quarter_car_data.car_mass - t21d973*zdd_tire;
+    out[1] = zdd_susp;
     return MB_FN_OK;
 }
 

@@ -15,39 +15,39 @@
 extern const mb_model sedan_model;
 
 int sedan_mass(const mb_args *a, mb_real *out, mb_real *work);
-#define sedan_mass_NWORK 489
+#define sedan_mass_NWORK 619
 int sedan_mass_tree(const mb_args *a, mb_real *out, mb_real *work);
-#define sedan_mass_tree_NWORK 137
+#define sedan_mass_tree_NWORK 194
 int sedan_mass_lumped(const mb_args *a, mb_real *out, mb_real *work);
-#define sedan_mass_lumped_NWORK 162
+#define sedan_mass_lumped_NWORK 185
 int sedan_rod_inertia(const mb_args *a, mb_real *out, mb_real *work);
-#define sedan_rod_inertia_NWORK 0
+#define sedan_rod_inertia_NWORK 174
 int sedan_rod_inertia_cross(const mb_args *a, mb_real *out, mb_real *work);
-#define sedan_rod_inertia_cross_NWORK 0
+#define sedan_rod_inertia_cross_NWORK 50
 int sedan_rod_inertia_dz(const mb_args *a, mb_real *out, mb_real *work);
-#define sedan_rod_inertia_dz_NWORK 664
+#define sedan_rod_inertia_dz_NWORK 755
 int sedan_rod_inertia_dp(const mb_args *a, mb_real *out, mb_real *work);
 #define sedan_rod_inertia_dp_NWORK 0
 int sedan_rod_inertia_cross_dz(const mb_args *a, mb_real *out, mb_real *work);
-#define sedan_rod_inertia_cross_dz_NWORK 569
+#define sedan_rod_inertia_cross_dz_NWORK 695
 int sedan_rod_inertia_cross_dp(const mb_args *a, mb_real *out, mb_real *work);
 #define sedan_rod_inertia_cross_dp_NWORK 0
 int sedan_forces(const mb_args *a, mb_real *out, mb_real *work);
-#define sedan_forces_NWORK 576
+#define sedan_forces_NWORK 650
 int sedan_forces_nc(const mb_args *a, mb_real *out, mb_real *work);
 #define sedan_forces_nc_NWORK 0
 int sedan_inverse_dynamics(const mb_args *a, mb_real *out, mb_real *work);
-#define sedan_inverse_dynamics_NWORK 632
+#define sedan_inverse_dynamics_NWORK 687
 int sedan_inverse_dynamics_dz(const mb_args *a, mb_real *out, mb_real *work);
-#define sedan_inverse_dynamics_dz_NWORK 3375
+#define sedan_inverse_dynamics_dz_NWORK 3526
 int sedan_inverse_dynamics_dzd(const mb_args *a, mb_real *out, mb_real *work);
-#define sedan_inverse_dynamics_dzd_NWORK 1763
+#define sedan_inverse_dynamics_dzd_NWORK 1832
 int sedan_inverse_dynamics_tangent(const mb_args *a, mb_real *out, mb_real *work);
-#define sedan_inverse_dynamics_tangent_NWORK 5296
+#define sedan_inverse_dynamics_tangent_NWORK 5515
 int sedan_inverse_dynamics_dp(const mb_args *a, mb_real *out, mb_real *work);
 #define sedan_inverse_dynamics_dp_NWORK 0
 int sedan_energy(const mb_args *a, mb_real *out, mb_real *work);
-#define sedan_energy_NWORK 162
+#define sedan_energy_NWORK 224
 int sedan_points(const mb_args *a, mb_real *out, mb_real *work);
 #define sedan_points_NWORK 0
 int sedan_points_dz(const mb_args *a, mb_real *out, mb_real *work);
@@ -57,29 +57,29 @@ int sedan_total_mass(const mb_args *a, mb_real *out, mb_real *work);
 int sedan_tyres(const mb_args *a, mb_real *out, mb_real *work);
 #define sedan_tyres_NWORK 0
 int sedan_forward_dynamics(const mb_args *a, mb_real *out, mb_real *work);
-#define sedan_forward_dynamics_NWORK 2100
+#define sedan_forward_dynamics_NWORK 2286
 int sedan_constraints(const mb_args *a, mb_real *out, mb_real *work);
 #define sedan_constraints_NWORK 0
 int sedan_constraints_dz(const mb_args *a, mb_real *out, mb_real *work);
-#define sedan_constraints_dz_NWORK 143
+#define sedan_constraints_dz_NWORK 148
 int sedan_constraints_dp(const mb_args *a, mb_real *out, mb_real *work);
 #define sedan_constraints_dp_NWORK 0
 int sedan_constraints_dt(const mb_args *a, mb_real *out, mb_real *work);
 #define sedan_constraints_dt_NWORK 0
 int sedan_constraint_bias(const mb_args *a, mb_real *out, mb_real *work);
-#define sedan_constraint_bias_NWORK 129
+#define sedan_constraint_bias_NWORK 126
 int sedan_constraint_bias_dz(const mb_args *a, mb_real *out, mb_real *work);
-#define sedan_constraint_bias_dz_NWORK 964
+#define sedan_constraint_bias_dz_NWORK 1014
 int sedan_constraint_bias_dzd(const mb_args *a, mb_real *out, mb_real *work);
-#define sedan_constraint_bias_dzd_NWORK 385
+#define sedan_constraint_bias_dzd_NWORK 453
 int sedan_constraint_bias_dp(const mb_args *a, mb_real *out, mb_real *work);
 #define sedan_constraint_bias_dp_NWORK 0
 int sedan_constraints_dz_tw_dz(const mb_args *a, mb_real *out, mb_real *work);
-#define sedan_constraints_dz_tw_dz_NWORK 555
+#define sedan_constraints_dz_tw_dz_NWORK 484
 int sedan_constraint_vel_dz(const mb_args *a, mb_real *out, mb_real *work);
-#define sedan_constraint_vel_dz_NWORK 386
+#define sedan_constraint_vel_dz_NWORK 419
 int sedan_constraint_acc_dz(const mb_args *a, mb_real *out, mb_real *work);
-#define sedan_constraint_acc_dz_NWORK 1265
+#define sedan_constraint_acc_dz_NWORK 1392
 int sedan_constraint_vel_dp(const mb_args *a, mb_real *out, mb_real *work);
 #define sedan_constraint_vel_dp_NWORK 0
 int sedan_constraint_acc_dp(const mb_args *a, mb_real *out, mb_real *work);
@@ -94,7 +94,7 @@ void sedan_matrix_r_dependent_solve(const mb_real *X, const mb_real *b, mb_real 
 void sedan_matrix_r_dependent_R(const mb_real *X, const mb_real *J, mb_real *R);
 
 /* The largest workspace of any function above, in mb_reals. */
-#define sedan_NWORK 5296
+#define sedan_NWORK 5515
 /* sedan.c compiles whole, or section by section with -DMB_PART=1..sedan_NSECTIONS. */
 #define sedan_NSECTIONS 17
 

@@ -7,12 +7,12 @@ local tap = require "tap"
 -- The measure is `diff OLD NEW | grep -c '^[<>]'` over the whole NAME.c, comment lines included (the header's
 -- hash of the model file and its operation counts are part of what a reviewer reads): a line changed in place
 -- counts twice, once removed and once added.
--- A damper reaches the forward dynamics and, through zdd = M⁻¹Q, every entry of its derivatives
--- (forward_dynamics_dz/_dzd evaluate -M⁻¹ ∂r/∂y at that zdd, one fused expression DAG), and sym.expr's
--- shape-ordered schedule moves what changes: the issue's 150 lines hold for the code outside those functions;
--- the whole file is bounded against regressions (measured 549 and 862 when this was written; 1,504 and 1,834 since
--- the fused forward_dynamics_dy repeats those expressions and the solve reads its right-hand side row by row).
-local MASS_LIMIT, DAMPER_LIMIT, DAMPER_FILE_LIMIT = 10, 150, 2500
+-- A damper reaches the forward dynamics and, through zdd = M⁻¹Q, everything computed from the accelerations
+-- (forward_dynamics_dz/_dzd/_dy evaluate -M⁻¹ ∂r/∂y at that zdd): the LᵀDL solve labels its steps by coordinate
+-- (zdd_y_neck, zdd_neck: sym.expr's E.label), so only the step the damper's force enters changes, and the emitter
+-- keeps each label's statements in place and the parts' boundaries where they were (measured 1,840 and 1,510
+-- changed lines before the labels, 55 and 59 with them).
+local MASS_LIMIT, DAMPER_LIMIT = 10, 150
 
 -- Absolute: the generator runs from inside the variants' folders.
 local root = select(2, H.sh("cd '" .. H.root .. "' && pwd")):gsub("\n$", "") .. "/"
@@ -89,7 +89,7 @@ local variants = {
 }
 tap.diag(string.format("four generations of tree.lua: %.1f s", H.now() - t0))
 
-for i, v in ipairs(variants) do
+for _, v in ipairs(variants) do
   local what, out, limit = v[1], v[2], v[3]
   local c_all, c_code, c_out, h_all = -1, -1, -1, -1
   if base and out then
@@ -100,14 +100,7 @@ for i, v in ipairs(variants) do
     what, c_all, c_code, c_out, h_all))
   -- A diff of nothing would pass the limit for the wrong reason: the edit did not reach the generated code.
   tap.ok(c_all > 0, what .. ": the generated tree.c changes")
-  if i == 1 then
-    tap.ok(c_all >= 0 and c_all <= limit,
-      string.format("%s: at most %d changed lines of tree.c (diff | grep -c '^[<>]': %d)", what, limit, c_all))
-  else
-    tap.ok(c_out >= 0 and c_out <= limit,
-      string.format("%s: at most %d changed lines outside the forward dynamics (%d)", what, limit, c_out))
-    tap.ok(c_all >= 0 and c_all <= DAMPER_FILE_LIMIT,
-      string.format("%s: at most %d changed lines of tree.c in all (%d)", what, DAMPER_FILE_LIMIT, c_all))
-  end
+  tap.ok(c_all >= 0 and c_all <= limit,
+    string.format("%s: at most %d changed lines of tree.c (diff | grep -c '^[<>]': %d)", what, limit, c_all))
 end
 tap.done_testing()

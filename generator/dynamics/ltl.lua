@@ -6,8 +6,21 @@ local E = require "sym.expr"
 
 local L = {}
 
+-- names (optional): the coordinates' names, from which the factors and the solution take their labels (sym.expr's
+-- E.label): a diff of the generated C then shows the entries an edit reaches, not everything computed after them.
+local function labeller(names)
+  if not names then return function(x) return x end end
+  return function(x, prefix, ...)
+    if not prefix then return x end
+    local parts = { prefix }
+    for _, k in ipairs { ... } do parts[#parts + 1] = names[k] end
+    return E.label(x, table.concat(parts, "_"))
+  end
+end
+
 -- The factors of M (1-based, both triangles) in a new table: the diagonal holds D, below it L's entries.
-function L.factor(M, parent)
+function L.factor(M, parent, names)
+  local label = labeller(names)
   local n = #M
   local H = {}
   for i = 1, n do
@@ -15,6 +28,7 @@ function L.factor(M, parent)
     for j = 1, n do H[i][j] = M[i][j] end
   end
   for k = n, 1, -1 do
+    H[k][k] = label(H[k][k], "ltl_D", k)
     local i = parent[k]
     while i ~= 0 do
       local a = E.div(H[k][i], H[k][k])
@@ -23,19 +37,22 @@ function L.factor(M, parent)
         H[i][j] = E.sub(H[i][j], E.mul(a, H[k][j]))
         j = parent[j]
       end
-      H[k][i] = a
+      H[k][i] = label(a, "ltl_L", k, i)
       i = parent[i]
     end
   end
   return H
 end
 
--- x = M⁻¹ b from the factors (b is not changed).
-function L.solve(H, parent, b)
+-- x = M⁻¹ b from the factors (b is not changed); what (with names): the prefix of the labels of x and of the
+-- intermediate L⁻ᵀ b.
+function L.solve(H, parent, b, names, what)
+  local label = labeller(names)
   local n = #H
   local x = {}
   for i = 1, n do x[i] = b[i] end
   for i = n, 1, -1 do
+    x[i] = label(x[i], what and what .. "_y", i)
     local j = parent[i]
     while j ~= 0 do
       x[j] = E.sub(x[j], E.mul(H[i][j], x[i]))
@@ -49,6 +66,7 @@ function L.solve(H, parent, b)
       x[i] = E.sub(x[i], E.mul(H[i][j], x[j]))
       j = parent[j]
     end
+    x[i] = label(x[i], what, i)
   end
   return x
 end

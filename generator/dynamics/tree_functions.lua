@@ -89,11 +89,12 @@ end
 -- or in world axes, or M's factorization with the tree's sparsity applied to Q (cheaper on short branches, where M
 -- is small and sparse).
 function T.forward_dynamics(tree, kin, zd, ap, M, Q)
-  local parent = LTL.parents(tree)
+  local parent, names = LTL.parents(tree), {}
+  for k, c in ipairs(tree.coords) do names[k] = c.name end
   local forms = {
     aba = function() return ABA_BODY.forward_dynamics(tree, kin, zd, ap) end,
     aba_world = function() return ABA.forward_dynamics(tree, kin, zd, ap) end,
-    ltl = function() return LTL.solve(LTL.factor(M, parent), parent, Q) end,
+    ltl = function() return LTL.solve(LTL.factor(M, parent, names), parent, Q, names, "zdd") end,
   }
   return NE.cheapest(function(name) return forms[name]() end, { "ltl", "aba", "aba_world" })
 end

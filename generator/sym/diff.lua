@@ -68,6 +68,15 @@ end
 
 fwd.select = function(n, d) return select_(n.args[1], d[2], d[3]) end
 
+-- A label's derivative is labelled after it and the direction (`zdd_neck_dz_turn`), so that the derivative
+-- functions keep the barriers, and the stable names, of the expressions they differentiate.
+fwd.label = function(n, d, wrt) return E.label(d[1], n.text .. "_d" .. wrt) end
+
+-- The name a symbol gives a derivative's labels.
+local function direction(s)
+  return s.array .. "_" .. (s.name and tostring(s.name):gsub("[^%w_]", "_") or tostring(s.index))
+end
+
 -- Per symbol: node -> derivative. Weak keys, so the memo dies with the nodes.
 local memos = setmetatable({}, { __mode = "k" })
 
@@ -89,6 +98,7 @@ function D.derivative(root, s)
     memos[s] = memo
   end
   if memo[root] then return memo[root] end
+  local wrt = direction(s)
   local stack, pos, sp = { root }, { 1 }, 1
   while sp > 0 do
     local n = stack[sp]
@@ -116,7 +126,7 @@ function D.derivative(root, s)
           d[j] = dj
           if dj ~= ZERO then any = true end
         end
-        memo[n] = any and fwd[n.op](n, d) or ZERO
+        memo[n] = any and fwd[n.op](n, d, wrt) or ZERO
         stack[sp] = nil
         sp = sp - 1
       end
@@ -156,7 +166,7 @@ function D.tangents(roots, seeds)
             d[j] = dj
             if dj ~= ZERO then any = true end
           end
-          if any then v = fwd[n.op](n, d) end
+          if any then v = fwd[n.op](n, d, "t" .. k) end
         end
       end
       t[n] = v
@@ -236,6 +246,8 @@ rev.max = function(n, g, give)
   give(1, select_(c, 0, g))
   give(2, select_(c, g, 0))
 end
+
+rev.label = function(_, g, give) give(1, g) end
 
 rev.select = function(n, g, give)
   local c = n.args[1]

@@ -3,7 +3,7 @@ local E = require "sym.expr"
 
 local C = {}
 
-local concat = table.concat
+local concat, sort = table.concat, table.sort
 
 local ADD, MUL, UNARY, ATOM = 1, 2, 3, 4
 
@@ -258,6 +258,9 @@ local function schedule(roots, sparse, compact, pivots)
       else
         f = prod
       end
+    elseif op == "label" then
+      ua = ref(a[1], 0, f)
+      c = cost(a[1])
     else
       f[1] = CALL[op] .. "("
       for i = 1, #a do
@@ -276,10 +279,8 @@ local function schedule(roots, sparse, compact, pivots)
     stmts[#stmts + 1] = { node = n, frags = f, uses_a = ua, cost = c }
   end
 
-  local seen = {}
-  for i = 1, #roots do
-    local r = roots[i]
-    local seg = E.topo({ r }, seen)
+  -- Statements for the nodes of seg (post-order) not yet taken.
+  local function take(seg)
     for k = 1, #seg do
       local n = seg[k]
       if n.args and not done[n] then
@@ -288,7 +289,7 @@ local function schedule(roots, sparse, compact, pivots)
           local pair = trig[n.args[1]]
           if pair.sin then define(pair.sin) end
           if pair.cos then define(pair.cos) end
-        elseif CALL[op] or (uses[n] or 0) > 1 then
+        elseif CALL[op] or op == "label" or (uses[n] or 0) > 1 then
           define(n)
         else
           local f, ua, prec, c = build(n)
@@ -302,6 +303,30 @@ local function schedule(roots, sparse, compact, pivots)
         end
       end
     end
+  end
+
+  -- The labels an output reaches first are taken in the order they were made (a node is made after its
+  -- arguments, so this is an order of definition), each with the unlabelled work that only it has reached so
+  -- far: the statements of one label stay together and in place when an edit reorders the operands of another,
+  -- where walking from the output would follow the changed operand order into everything reached through it.
+  local seen = {}
+  local function take_root(r)
+    local seg = E.topo({ r }, seen)
+    local labels = {}
+    for k = 1, #seg do
+      if seg[k].op == "label" then labels[#labels + 1] = seg[k] end
+    end
+    if #labels > 0 then
+      sort(labels, function(x, y) return x.id < y.id end)
+      for k = 1, #seg do seen[seg[k]] = nil end
+      for _, l in ipairs(labels) do take(E.topo({ l }, seen)) end
+      seg = E.topo({ r }, seen)
+    end
+    take(seg)
+  end
+  for i = 1, #roots do
+    local r = roots[i]
+    take_root(r)
     if i > nroots then
       local f = {}
       local ua = ref(r, 0, f)
@@ -341,11 +366,19 @@ function C.emit_function(opts)
 
   -- Parts close at max statements or max_ops operations, whichever comes first: gcc's time per operation
   -- grows with the size of a function (design/FACTS.md), so the operation budget sets the compile time.
+  -- Past three quarters of either, a part closes after a statement that its content marks (one in eight, by
+  -- its node's shape or its output's index): an edit that adds a few statements then moves the boundaries of its
+  -- own part at most, where counting alone would shift every later one and turn values into work[] members.
+  local function marks_boundary(st)
+    local key = st.node and st.node.s or (st.out or -1) * 2654435761
+    return (key >> 20) & 7 == 0
+  end
   local nparts, in_part, ops_in_part = 1, 0, 0
   for s = 1, #stmts do
     local st = stmts[s]
     local c = st.cost or 1
-    if in_part > 0 and (in_part + 1 > max or ops_in_part + c > max_ops) then
+    local late = in_part >= 0.75 * max or ops_in_part >= 0.75 * max_ops
+    if in_part > 0 and (in_part + 1 > max or ops_in_part + c > max_ops or late and marks_boundary(stmts[s - 1])) then
       nparts, in_part, ops_in_part = nparts + 1, 0, 0
     end
     st.part = nparts
@@ -365,9 +398,10 @@ function C.emit_function(opts)
     end
     if st.node then part_of[st.node] = st.part end
   end
-  -- A temporary is named by its expression's shape (sym.expr's value-free hash), not by a counter: an edit
-  -- elsewhere in the model, or another number, leaves its name alone, so a diff of the generated C shows
-  -- only the statements that changed. Shapes that meet in one function take _2, _3 in statement order.
+  -- A temporary is named by its label (sym.expr's E.label: its provenance, `zdd_neck`) or else by its expression's
+  -- shape (sym.expr's value-free hash, which stops at labels), not by a counter: an edit elsewhere in the model,
+  -- or another number, leaves its name alone, so a diff of the generated C shows only the statements that
+  -- changed. Names that meet in one function take _2, _3 in statement order.
   -- A value that crosses parts is a member of the function's struct NAME_keep laid over work[] (k->NAME),
   -- in order of definition: an added one is one more member, where an index would renumber all after it.
   local names, taken, members = {}, {}, {}
@@ -378,7 +412,7 @@ function C.emit_function(opts)
     if (n.op == "sin" or n.op == "cos") and x.op == "sym" and x.array == "z" then
       nm = (n.op == "sin" and "s" or "c") .. x.index
     else
-      nm = string.format("t%06x", n.s & 0xffffff)
+      nm = n.op == "label" and n.text:gsub("[^%w_]", "_") or string.format("t%06x", n.s & 0xffffff)
       local k = taken[nm]
       taken[nm] = (k or 1) + 1
       if k then nm = nm .. "_" .. (k + 1) end

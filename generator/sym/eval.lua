@@ -50,6 +50,7 @@ local ops = {
     if a >= b then return a end
     return b
   end,
+  label = function(n, v) return v[n.args[1]] end,
   select = function(n, v)
     if v[n.args[1]] > 0 then return v[n.args[2]] end
     return v[n.args[3]]

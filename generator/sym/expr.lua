@@ -323,6 +323,26 @@ E.neg = neg
 E.sum = add_list
 E.product = mul_list
 
+-- A value with a name from its provenance (a body's, joint's or coordinate's quantity, `zdd_neck`): the identity
+-- on its argument, but a barrier to shapes. Its shape is its name's, so the shapes of everything computed from
+-- it, and with them the operand order and the names of their temporaries, stay the same whatever the argument
+-- becomes: an element added upstream changes the lines that define the label and not the ones that read it.
+-- Leaves and expressions of model data only need no name (they print as themselves or fold).
+function E.label(x, text)
+  x = lift(x)
+  if type(text) ~= "string" or text == "" then error("sym.label: a name is expected", 2) end
+  if not x.args or x.mask == 0 then return x end
+  if x.op == "label" and x.text == text then return x end
+  local key = "label " .. text .. " " .. x.id
+  local n = intern[key]
+  if n then return n end
+  n = make(key, "label", { x })
+  n.text = text
+  n.s = mix(OPH.label, str_hash(text))
+  n.h = mix(n.s, x.h)
+  return n
+end
+
 local function is_pow2(v)
   return v ~= 0 and finite(v) and string.format("%a", v):find("^%-?0x1p") ~= nil
 end
@@ -507,6 +527,7 @@ local REBUILD = {
   min = function(_, a) return E.min(a[1], a[2]) end,
   max = function(_, a) return E.max(a[1], a[2]) end,
   select = function(_, a) return E.select(a[1], a[2], a[3]) end,
+  label = function(n, a) return E.label(a[1], n.text) end,
 }
 
 -- The expressions `roots` (a node or a list) with the nodes that are keys of `map` replaced by its values,
@@ -551,6 +572,7 @@ function E.tostring(n, depth)
   if op == "const" then return string.format("%.17g", n.value) end
   if op == "sym" then return n.array == "t" and "t" or (n.array .. "[" .. n.index .. "]") end
   if op == "data" then return n.text end
+  if op == "label" then return n.text end
   if depth <= 0 then return "..." end
   local function sub(x, p)
     local s = E.tostring(x, depth - 1)
