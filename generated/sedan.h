@@ -19,7 +19,7 @@ int sedan_mass(const mb_args *a, mb_real *out, mb_real *work);
 int sedan_mass_tree(const mb_args *a, mb_real *out, mb_real *work);
 #define sedan_mass_tree_NWORK 194
 int sedan_mass_lumped(const mb_args *a, mb_real *out, mb_real *work);
-#define sedan_mass_lumped_NWORK 185
+#define sedan_mass_lumped_NWORK 273
 int sedan_rod_inertia(const mb_args *a, mb_real *out, mb_real *work);
 #define sedan_rod_inertia_NWORK 174
 int sedan_rod_inertia_cross(const mb_args *a, mb_real *out, mb_real *work);
@@ -96,6 +96,6 @@ void sedan_matrix_r_dependent_R(const mb_real *X, const mb_real *J, mb_real *R);
 /* The largest workspace of any function above, in mb_reals. */
 #define sedan_NWORK 5515
 /* sedan.c compiles whole, or section by section with -DMB_PART=1..sedan_NSECTIONS. */
-#define sedan_NSECTIONS 17
+#define sedan_NSECTIONS 18
 
 #endif

@@ -38,6 +38,7 @@ end
 -- functions to keep (default all); opts.lenient: names the model does not have are skipped. Everything the
 -- emitter prints is here.
 function F.build(tree, opts)
+  DATA.bind(tree)
   local built = TF.build(tree)
   local fns, byname = built.functions, {}
   local cfns = CF.build(tree, built)

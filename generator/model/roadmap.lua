@@ -15,7 +15,7 @@ end
 local function value(sym_v, num_v)
   if type(sym_v) == "function" then return "function" end
   if type(sym_v) == "table" and sym_v.op ~= nil then
-    if sym_v.op == "const" then return num(sym_v.value) end
+    if sym_v.op == "const" or sym_v.op == "data" then return num(sym_v.value) end
     local n = num_v ~= nil and type(num_v) == "number" and num(num_v) or nil
     local label = sym_v.op == "sym" and sym_v.name or tostring(sym_v)
     if #label > 40 then label = "p-dependent" end
