@@ -1,4 +1,6 @@
 -- run/build.lua: builds a model's driver in build/KIND/MODEL[-settings]/, keyed by a hash of its inputs: nothing is regenerated, recompiled or relinked that has not changed.
+local U = require "run.units"
+
 local B = {}
 
 -- What a program that links build/libmbrt.a links besides: LAPACK (linalg.c) and SuiteSparse's KLU (sparse_lu.c); the
@@ -162,6 +164,22 @@ function B.cache_key(p)
   return B.hash(table.concat(parts, "\0"))
 end
 
+-- The key of a model's structure (p as for B.cache_key, with fingerprint = run/fingerprint.lua's of its tree in
+-- place of the sources' texts): builds whose structure keys agree generate the same C but for the values of the
+-- data table, so one is made from the other by emit.model's patch_data.
+function B.structure_key(p)
+  local parts = { "mbgen structure 1", B.generator_hash(p.root), "salt=" .. (os.getenv("MBGEN_CACHE_SALT") or ""),
+    "fingerprint " .. p.fingerprint }
+  local keys = {}
+  for k, v in pairs(p.overrides or {}) do keys[#keys + 1] = k .. "=" .. string.format("%.17g", v) end
+  table.sort(keys)
+  parts[#parts + 1] = "set " .. table.concat(keys, " ")
+  parts[#parts + 1] = "functions " .. (p.functions and table.concat(p.functions, ",") or "*")
+  parts[#parts + 1] = "csc " .. (p.csc and table.concat(p.csc, ",") or "")
+  parts[#parts + 1] = "cflags " .. (p.cflags or "")
+  return B.hash(table.concat(parts, "\0"))
+end
+
 -- The number of cores, once per process (nproc; 1 when it cannot tell).
 local CORES
 function B.cores()
@@ -185,17 +203,19 @@ local function read_manifest(path, key)
     local w = {}
     for x in line:gmatch("%S+") do w[#w + 1] = x end
     if w[1] == "key" then m.key = w[2]
+    elseif w[1] == "structure" then m.structure = w[2]
     elseif w[1] == "file" then m.files[#m.files + 1] = { name = w[2], hash = w[3] }
     elseif w[1] == "object" then m.objects[#m.objects + 1] = { name = w[2], hash = w[3] }
     elseif w[1] == "exe" then m.exe = { name = w[2], hash = w[3], link = w[4] }
     end
   end
-  if m.key ~= key or #m.files == 0 or #m.objects == 0 then return nil end
+  if (key and m.key ~= key) or #m.files == 0 or #m.objects == 0 then return nil end
   return m
 end
 
 local function write_manifest(path, m)
   local L = { "mbgen build manifest 1", "key " .. m.key }
+  if m.structure then L[#L + 1] = "structure " .. m.structure end
   for _, f in ipairs(m.files) do L[#L + 1] = "file " .. f.name .. " " .. f.hash end
   for _, o in ipairs(m.objects) do L[#L + 1] = "object " .. o.name .. " " .. o.hash end
   if m.exe then L[#L + 1] = "exe " .. m.exe.name .. " " .. m.exe.hash .. " " .. m.exe.link end
@@ -207,16 +227,16 @@ local function file_hash(path)
   return s and B.hash(s) or nil
 end
 
--- The units of a generated model: NAME_NSECTIONS in NAME.h (K >= 1) means NAME.c compiled with
--- -DMB_PART=k, k = 1..K, gives K objects that together make the model; without it, one object.
-local function units(name, header, k12)
-  local k = tonumber((header or ""):match("#define%s+" .. name .. "_NSECTIONS%s+(%d+)"))
+-- The manifests of every key in a build folder (the model's other versions, kept for 10 minutes after they
+-- were replaced), most recent first.
+local function manifests(dir, name)
+  local p = io.popen("ls -t " .. shell_quote(dir) .. "/" .. shell_quote(name .. "-") .. "*.manifest 2>/dev/null")
   local list = {}
-  if not k or k < 1 then
-    list[1] = { name = name .. "-" .. k12 .. ".o", part = nil }
-  else
-    for i = 1, k do list[i] = { name = string.format("%s.p%d-%s.o", name, i, k12), part = i } end
+  for path in p:lines() do
+    local m = read_manifest(path, nil)
+    if m then list[#list + 1] = m end
   end
+  p:close()
   return list
 end
 
@@ -235,7 +255,9 @@ end
 
 -- opts: root (the repository), kind ("run", "sens", "check"), model (the model file's path), name (model
 -- name), overrides (the generation-time --set table), key (B.cache_key), generate (a function returning
--- emit.model's files, called only when the cache cannot serve them), driver (path of the driver's .c), exe
+-- emit.model's files, called only when the cache cannot serve them), structure and patch (optional: the key of
+-- the model's structure, B.structure_key, and a function that turns the files of a build of that structure into
+-- this model's, emit.model's patch_data: then no generation), driver (path of the driver's .c), exe
 -- (its file name), cflags (the model's objects, default -O1), driver_cflags (default -O1), runtime (false:
 -- link without build/libmbrt.a), libs (default B.LIBS), progress (a function taking one line, or
 -- nil), what (the driver's name in progress lines).
@@ -276,8 +298,27 @@ function B.executable(opts)
   local need_compile = false
   for _, o in ipairs(objects) do if not good[o.name] then need_compile = true end end
   if not man or not files_ok then
-    say(string.format("generating %s for %s", name, opts.what or opts.exe))
-    local files, nfunctions = opts.generate()
+    -- A build of the same structure (only the data table's values differ) gives the files without the emitter.
+    local files, nfunctions
+    if opts.structure and opts.patch then
+      for _, m in ipairs(manifests(dir, name)) do
+        if m.structure == opts.structure then
+          local old, intact = {}, true
+          for _, f in ipairs(m.files) do
+            old[f.name] = read(dir .. "/" .. f.name)
+            if not old[f.name] or B.hash(old[f.name]) ~= f.hash then intact = false end
+          end
+          if intact then files = opts.patch(old) break end
+        end
+      end
+    end
+    if files then
+      say(string.format("updating the data of %s (its structure is that of an earlier build: no generation)", name))
+      info.patched = true
+    else
+      say(string.format("generating %s for %s", name, opts.what or opts.exe))
+      files, nfunctions = opts.generate()
+    end
     info.generated, info.nfunctions = true, nfunctions
     local fnames = {}
     for fname in pairs(files) do fnames[#fnames + 1] = fname end
@@ -290,10 +331,21 @@ function B.executable(opts)
       if fhashes[fname] ~= h then same = false end
       fhashes[fname] = h
     end
-    -- Objects the manifest vouches for were compiled from these very texts only if the texts are the same.
+    -- Objects the manifest vouches for were compiled from these very texts only if the texts are the same; else
+    -- each unit is named after the text it compiles, and an object of that name that a manifest of this folder
+    -- vouches for (an earlier version of the model whose edit did not reach that unit) is used as it is.
     if not same then
-      objects, good = units(name, files[name .. ".h"], k12), {}
-      need_compile = true
+      objects, good = U.list(name, files[name .. ".c"], files[name .. ".h"], B.generator_hash(root) .. "\0" .. cflags,
+        B.hash), {}
+      local known = {}
+      for _, m in ipairs(manifests(dir, name)) do
+        for _, o in ipairs(m.objects) do known[o.name] = o.hash end
+      end
+      need_compile = false
+      for _, o in ipairs(objects) do
+        local h = known[o.name] and file_hash(dir .. "/" .. o.name)
+        if h and h == known[o.name] then good[o.name], o.hash = true, h else need_compile = true end
+      end
     end
   end
 
@@ -311,9 +363,10 @@ function B.executable(opts)
       end
     end
     local jobs = math.min(B.cores(), #todo)
-    say(string.format("compiling %s%s in %d unit%s on %d core%s", name,
+    say(string.format("compiling %s%s in %d unit%s on %d core%s%s", name,
       info.nfunctions and string.format(" (%d functions)", info.nfunctions) or "", #todo, #todo == 1 and "" or "s",
-      jobs, jobs == 1 and "" or "s"))
+      jobs, jobs == 1 and "" or "s",
+      #todo < #objects and string.format(" (%d of %d unchanged)", #objects - #todo, #objects) or ""))
     local ok = run_parallel(cmds, jobs)
     for i, o in ipairs(todo) do
       local h = file_hash(dir .. "/" .. o.name)
@@ -338,7 +391,7 @@ function B.executable(opts)
   local names = {}
   for fname in pairs(fhashes) do names[#names + 1] = fname end
   table.sort(names)
-  local newman = { key = key, files = {}, objects = {}, exe = man and man.exe or nil }
+  local newman = { key = key, structure = opts.structure, files = {}, objects = {}, exe = man and man.exe or nil }
   for _, fname in ipairs(names) do newman.files[#newman.files + 1] = { name = fname, hash = fhashes[fname] } end
   for _, o in ipairs(objects) do
     newman.objects[#newman.objects + 1] = { name = o.name, hash = o.hash }
@@ -347,11 +400,13 @@ function B.executable(opts)
   if info.generated or info.compiled > 0 then
     newman.exe = nil
     write_manifest(mpath, newman)
-    -- Products of earlier keys are stale; one written in the last 10 minutes may be about to be linked by
-    -- a concurrent run with other flags, so it stays until a later build.
-    os.execute(string.format("find %s -maxdepth 1 \\( -name %s -o -name %s -o -name %s \\) ! -name %s ! -name %s -mmin +10 -delete 2>/dev/null",
+    -- Products of earlier keys are stale, but for the objects this build uses; one written in the last 10
+    -- minutes may be about to be linked by a concurrent run with other flags, so it stays until a later build.
+    local keep = { "! -name " .. shell_quote(name .. "-" .. k12 .. ".manifest") }
+    for _, o in ipairs(newman.objects) do keep[#keep + 1] = "! -name " .. shell_quote(o.name) end
+    os.execute(string.format("find %s -maxdepth 1 \\( -name %s -o -name %s -o -name %s \\) %s -mmin +10 -delete 2>/dev/null",
       shell_quote(dir), shell_quote(name .. "-*.o"), shell_quote(name .. ".p*-*.o"), shell_quote(name .. "-*.manifest"),
-      shell_quote("*-" .. k12 .. ".o"), shell_quote(name .. "-" .. k12 .. ".manifest")))
+      table.concat(keep, " ")))
   end
 
   local lib = root .. "/build/libmbrt.a"

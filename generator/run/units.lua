@@ -1,0 +1,74 @@
+-- run/units.lua: the compile units of a generated NAME.c (its MB_SECTION sections) and a key for each from the text it compiles.
+-- A unit's key covers what the preprocessor leaves of NAME.c for it, with the header comment (the model file's
+-- hash, the operation counts) and the data table's values of the members it does not read left out, and NAME.h:
+-- an edit of one value of NAME_data recompiles only the units that read it.
+local U = {}
+
+-- The file's blocks in order: { text, sections = set of section numbers } for an `#if MB_SECTION(a) || ...` block,
+-- { text } for what every unit compiles. nil when a block holds another #if (not what the emitter writes).
+local function blocks(c)
+  local list, pos = {}, 1
+  while true do
+    local a, b, cond = c:find("\n#if (MB_SECTION%([^\n]*)\n", pos)
+    if not a then break end
+    list[#list + 1] = { text = c:sub(pos, a) }
+    local e, f = c:find("\n#endif[^\n]*\n", b)
+    if not e then return nil end
+    local body = c:sub(b + 1, e)
+    if body:find("\n#if", 1, true) or body:sub(1, 3) == "#if" then return nil end
+    local set = {}
+    for k in cond:gmatch("MB_SECTION%((%d+)%)") do set[tonumber(k)] = true end
+    list[#list + 1] = { text = body, sections = set }
+    pos = f + 1
+  end
+  list[#list + 1] = { text = c:sub(pos) }
+  return list
+end
+
+-- What section k (nil: the whole file) compiles, with the header comment and the values of the data members it
+-- does not read left out.
+local function unit_text(name, list, k)
+  local parts = {}
+  for _, bl in ipairs(list) do
+    if not bl.sections or k == nil or bl.sections[k] then parts[#parts + 1] = bl.text end
+  end
+  local text = table.concat(parts):gsub("^/%*.-%*/\n", "", 1)
+  local used = {}
+  for m in text:gmatch(name .. "_data%.([%w_]+)") do used[m] = true end
+  local open = "\n} " .. name .. "_data MB_UNUSED = {"
+  local a = text:find(open, 1, true)
+  local b = a and text:find("\n};\n", a, true)
+  if b then
+    local block = text:sub(a, b):gsub("\n    %.([%w_]+) = [^\n]*,", function(m)
+      if not used[m] then return "\n    ." .. m .. " = (unread)," end
+    end)
+    text = text:sub(1, a - 1) .. block .. text:sub(b + 1)
+  end
+  return text
+end
+
+-- The units of a generated model: NAME_NSECTIONS K >= 1 in NAME.h means NAME.c compiled with -DMB_PART=k,
+-- k = 1..K, gives K objects that together make the model; without it, one object. Returns a list of
+-- { name = object file name, part = k or nil }, each named after its key: hash(salt, NAME.h, its text).
+function U.list(name, c_text, h_text, salt, hash)
+  local k = tonumber((h_text or ""):match("#define%s+" .. name .. "_NSECTIONS%s+(%d+)"))
+  local list = blocks(c_text or "")
+  local function key(text) return hash(table.concat({ "unit 1", salt, h_text or "", text }, "\0")):sub(1, 12) end
+  local units = {}
+  if not k or k < 1 or not list then
+    -- One object, or a file whose blocks this does not follow: the whole text keys it.
+    local whole = list and unit_text(name, list, nil) or c_text or ""
+    if not k or k < 1 then
+      units[1] = { name = name .. "-" .. key(whole) .. ".o" }
+    else
+      for i = 1, k do units[i] = { name = string.format("%s.p%d-%s.o", name, i, key(whole)), part = i } end
+    end
+    return units
+  end
+  for i = 1, k do
+    units[i] = { name = string.format("%s.p%d-%s.o", name, i, key(unit_text(name, list, i))), part = i }
+  end
+  return units
+end
+
+return U
