@@ -96,6 +96,6 @@ void sedan_matrix_r_dependent_R(const mb_real *X, const mb_real *J, mb_real *R);
 /* The largest workspace of any function above, in mb_reals. */
 #define sedan_NWORK 5515
 /* sedan.c compiles whole, or section by section with -DMB_PART=1..sedan_NSECTIONS. */
-#define sedan_NSECTIONS 18
+#define sedan_NSECTIONS 17
 
 #endif

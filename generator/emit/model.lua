@@ -295,7 +295,7 @@ local SECTIONS = [[
 -- Bytes of C per section: a vehicle's 5 MB compile in a dozen units, a small model in one.
 M.SECTION_BYTES = 400000
 
--- Consecutive functions (their index lists) in sections of about equal size, at most SECTION_BYTES each.
+-- Consecutive pieces of text (their index lists) in sections of about equal size, at most SECTION_BYTES each.
 local function split_sections(bodies)
   local total = 0
   for _, text in ipairs(bodies) do total = total + #text end
@@ -313,6 +313,56 @@ local function split_sections(bodies)
   end
   if #cur > 0 or #sections == 0 then sections[#sections + 1] = cur end
   return sections
+end
+
+-- The sections' texts: functions whole, but one longer than half a section (in parts, sym.emit_c) may spread its
+-- parts over several, so that no unit waits on one long function: its parts then have external linkage and their
+-- declarations (and the struct of values that cross them) open a block of every section that holds one.
+-- Returns { { texts of section k's functions, whole or in pieces } ... }, the declaration blocks that go before
+-- section k, and { { indices of the functions with text in section k } ... }.
+local function sections_of(bodies, pieces)
+  local chunks, owner = {}, {}
+  for i, text in ipairs(bodies) do
+    local ext = pieces[i] and #text > M.SECTION_BYTES / 2 and C.external(pieces[i])
+    if ext then
+      for _, c in ipairs(ext.chunks) do chunks[#chunks + 1] = c; owner[#chunks] = { i = i, ext = ext } end
+    else
+      chunks[#chunks + 1] = text
+      owner[#chunks] = { i = i }
+    end
+  end
+  local sections = split_sections(chunks)
+  local where = {}   -- function index -> list of its sections
+  for k, sec in ipairs(sections) do
+    for _, c in ipairs(sec) do
+      local i = owner[c].i
+      where[i] = where[i] or {}
+      if where[i][#where[i]] ~= k then where[i][#where[i] + 1] = k end
+    end
+  end
+  local texts, before, done, fns = {}, {}, {}, {}
+  for k, sec in ipairs(sections) do
+    local t, f = {}, {}
+    for _, c in ipairs(sec) do
+      local o = owner[c]
+      if f[#f] ~= o.i then f[#f + 1] = o.i end
+      if not o.ext or #where[o.i] == 1 then
+        -- A function in one section, whole (its parts static), in place of its first piece.
+        if not done[o.i] then t[#t + 1] = bodies[o.i]; done[o.i] = true end
+      else
+        if not done[o.i] then
+          local conds = {}
+          for _, s in ipairs(where[o.i]) do conds[#conds + 1] = "MB_SECTION(" .. s .. ")" end
+          before[k] = (before[k] or "") .. "#if " .. table.concat(conds, " || ") .. "\n" .. o.ext.declarations ..
+            "#endif\n\n"
+          done[o.i] = true
+        end
+        t[#t + 1] = chunks[c]
+      end
+    end
+    texts[k], fns[k] = t, f
+  end
+  return texts, before, fns
 end
 
 -- One function's line of the roadmap's table: shape, structural non-zeros and operation counts (ops: the
@@ -370,7 +420,7 @@ function M.generate(tree, spec, source_text, opts)
   local n = #tree.bodies
   local fns, byname, objectives = spec.functions, spec.byname, spec.objectives
 
-  local stats, bodies_c, csc = {}, {}, {}
+  local stats, bodies_c, pieces, csc = {}, {}, {}, {}
   local parents, own_parents = solve_parents(tree, fns)
   for _, f in ipairs(fns) do
     local cname = name .. "_" .. f.name
@@ -381,6 +431,7 @@ function M.generate(tree, spec, source_text, opts)
       local info
       text, info = C.emit_function { name = cname, exprs = f.exprs, comment = f.name, pivots = f.pivots }
       nwork, ops = info.nwork, info.ops
+      pieces[#bodies_c + 1] = info.pieces
       -- The compressed-column form, asked for (opts.csc): the same expressions, only the structural non-zeros
       -- written, in the pattern's order (a solve's output is dense: it has none).
       local want = opts and opts.csc
@@ -388,6 +439,7 @@ function M.generate(tree, spec, source_text, opts)
         local ctext, cinfo = C.emit_function { name = cname .. "_csc", exprs = f.exprs, compact = true,
           comment = f.name .. ", the structural non-zeros in compressed-column order" }
         text = text .. "\n" .. ctext
+        pieces[#bodies_c + 1] = nil
         if cinfo.nwork > nwork then nwork = cinfo.nwork end
         csc[f.name] = true
       end
@@ -400,7 +452,7 @@ function M.generate(tree, spec, source_text, opts)
   end
 
   plan_stats(stats, name, spec.reduction)
-  local sections = split_sections(bodies_c)
+  local sections, declarations, section_fns = sections_of(bodies_c, pieces)
 
   -- Header.
   local H = {}
@@ -475,8 +527,8 @@ function M.generate(tree, spec, source_text, opts)
     L[#L + 1] = ""
   end
   local solve_in = {}
-  for k, sec in ipairs(sections) do
-    for _, i in ipairs(sec) do
+  for k, list in ipairs(section_fns) do
+    for _, i in ipairs(list) do
       if fns[i].solve then solve_in[#solve_in + 1] = "MB_SECTION(" .. k .. ")"; break end
     end
   end
@@ -486,10 +538,11 @@ function M.generate(tree, spec, source_text, opts)
     L[#L + 1] = "#endif"
     L[#L + 1] = ""
   end
-  for k, sec in ipairs(sections) do
+  for k, texts in ipairs(sections) do
+    if declarations[k] then L[#L + 1] = declarations[k] end
     L[#L + 1] = string.format("#if MB_SECTION(%d)", k)
     L[#L + 1] = ""
-    for _, i in ipairs(sec) do L[#L + 1] = bodies_c[i] end
+    for _, text in ipairs(texts) do L[#L + 1] = text end
     L[#L + 1] = string.format("#endif /* section %d */", k)
     L[#L + 1] = ""
   end

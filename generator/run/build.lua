@@ -352,15 +352,20 @@ function B.executable(opts)
   if need_compile then
     local todo, cmds = {}, {}
     for _, o in ipairs(objects) do
-      if not good[o.name] then
-        -- A damaged object is not removed first: the rename replaces it at once, and a concurrent run of
-        -- the same key may be linking the intact copy it just renamed into place.
-        local obj = dir .. "/" .. o.name
-        todo[#todo + 1] = o
-        cmds[#cmds + 1] = string.format("gcc -std=c99 %s -Wall -Wextra -Werror%s -I%s -I%s -c %s -o %s && mv -f %s %s",
-          cflags, o.part and (" -DMB_PART=" .. o.part) or "", shell_quote(root .. "/runtime"), shell_quote(dir),
-          shell_quote(dir .. "/" .. name .. ".c"), shell_quote(obj .. B.suffix()), shell_quote(obj .. B.suffix()), shell_quote(obj))
-      end
+      if not good[o.name] then todo[#todo + 1] = o end
+    end
+    -- The longest first, so that the cores finish together rather than one waiting on the last long unit.
+    table.sort(todo, function(x, y)
+      if (x.size or 0) ~= (y.size or 0) then return (x.size or 0) > (y.size or 0) end
+      return (x.part or 0) < (y.part or 0)
+    end)
+    for _, o in ipairs(todo) do
+      -- A damaged object is not removed first: the rename replaces it at once, and a concurrent run of
+      -- the same key may be linking the intact copy it just renamed into place.
+      local obj = dir .. "/" .. o.name
+      cmds[#cmds + 1] = string.format("gcc -std=c99 %s -Wall -Wextra -Werror%s -I%s -I%s -c %s -o %s && mv -f %s %s",
+        cflags, o.part and (" -DMB_PART=" .. o.part) or "", shell_quote(root .. "/runtime"), shell_quote(dir),
+        shell_quote(dir .. "/" .. name .. ".c"), shell_quote(obj .. B.suffix()), shell_quote(obj .. B.suffix()), shell_quote(obj))
     end
     local jobs = math.min(B.cores(), #todo)
     say(string.format("compiling %s%s in %d unit%s on %d core%s%s", name,

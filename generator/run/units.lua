@@ -49,7 +49,8 @@ end
 
 -- The units of a generated model: NAME_NSECTIONS K >= 1 in NAME.h means NAME.c compiled with -DMB_PART=k,
 -- k = 1..K, gives K objects that together make the model; without it, one object. Returns a list of
--- { name = object file name, part = k or nil }, each named after its key: hash(salt, NAME.h, its text).
+-- { name = object file name, part = k or nil, size = bytes of its text }, each named after its key: hash(salt, NAME.h,
+-- its text).
 function U.list(name, c_text, h_text, salt, hash)
   local k = tonumber((h_text or ""):match("#define%s+" .. name .. "_NSECTIONS%s+(%d+)"))
   local list = blocks(c_text or "")
@@ -66,7 +67,8 @@ function U.list(name, c_text, h_text, salt, hash)
     return units
   end
   for i = 1, k do
-    units[i] = { name = string.format("%s.p%d-%s.o", name, i, key(unit_text(name, list, i))), part = i }
+    local text = unit_text(name, list, i)
+    units[i] = { name = string.format("%s.p%d-%s.o", name, i, key(text)), part = i, size = #text }
   end
   return units
 end

@@ -476,6 +476,8 @@ function C.emit_function(opts)
   local written = 0
   for i = 1, #roots do if not (sparse and roots[i] == E.zero) then written = written + 1 end end
 
+  -- The text in pieces: the comment, the struct of values that cross parts, the parts and the function itself, so
+  -- that a file compiled in sections can put the parts of a long function in several (C.external).
   local out = {}
   local function w(s) out[#out + 1] = s end
   local function voids(u, names_)
@@ -483,12 +485,19 @@ function C.emit_function(opts)
       if not u[nm] then w("    (void)" .. nm .. ";") end
     end
   end
+  local function take()
+    local t = #out > 0 and (concat(out, "\n") .. "\n") or ""
+    out = {}
+    return t
+  end
+  local pieces = { parts = {} }
   w("/* " .. name .. (opts.comment and (": " .. sanitize(opts.comment)) or ""))
   w(string.format(" * %d outputs%s, %d written%s", #roots, compact and " (compressed: the non-zeros in order)"
     or sparse and " (sparse)" or "", written,
     split and string.format(", in %d parts", nparts) or ""))
   w(string.format(" * %d additions, %d multiplications, %d divisions, %d function calls */",
     cnt.add, cnt.mul, cnt.div, cnt.call))
+  pieces.head = take()
   local storage = opts.static and "static int " or "int "
   if ncross > 0 then
     w(keep_type .. " {")
@@ -496,11 +505,12 @@ function C.emit_function(opts)
     w("};")
     w("")
   end
+  pieces.keep = take()
   -- A part that checks pivots returns the status (the checks come last, so only the last part can).
   if split then
     for p = 1, nparts do
-      w(string.format("static %s %s_part%d(const mb_args *a, mb_real *out, mb_real *work)",
-        uses[p].check and "int" or "void", name, p))
+      local signature = string.format("%s %s_part%d(const mb_args *a, mb_real *out, mb_real *work)",
+        uses[p].check and "int" or "void", name, p)
       w("{")
       voids(uses[p], { "a", "out", "work" })
       if uses[p].work then w("    " .. keep_type .. " *const k = (" .. keep_type .. " *)work;") end
@@ -508,6 +518,7 @@ function C.emit_function(opts)
       if uses[p].check then w("    return MB_FN_OK;") end
       w("}")
       w("")
+      pieces.parts[p] = { signature = signature, body = take() }
     end
   end
   w(storage .. name .. "(const mb_args *a, mb_real *out, mb_real *work)")
@@ -528,7 +539,27 @@ function C.emit_function(opts)
   end
   w("    return MB_FN_OK;")
   w("}")
-  return concat(out, "\n") .. "\n", { nwork = ncross, nparts = nparts, ops = cnt }
+  pieces.main = take()
+  local text = { pieces.head, pieces.keep }
+  for _, part in ipairs(pieces.parts) do text[#text + 1] = "static " .. part.signature .. "\n" .. part.body end
+  text[#text + 1] = pieces.main
+  return concat(text), { nwork = ncross, nparts = nparts, ops = cnt, pieces = pieces }
+end
+
+-- A split function (emit_function's info.pieces) whose parts may be compiled apart from each other and from the
+-- function: { declarations = the struct of crossing values and the parts' prototypes, which every piece's unit
+-- needs; chunks = the comment with the first part, each other part, the function }, the parts of external linkage.
+-- nil for a function in one piece.
+function C.external(pieces)
+  if #pieces.parts < 2 then return nil end
+  local decl = { pieces.keep }
+  for _, part in ipairs(pieces.parts) do decl[#decl + 1] = part.signature .. ";\n" end
+  local chunks = {}
+  for p, part in ipairs(pieces.parts) do
+    chunks[p] = (p == 1 and pieces.head or "") .. part.signature .. "\n" .. part.body
+  end
+  chunks[#chunks + 1] = pieces.main
+  return { declarations = concat(decl), chunks = chunks }
 end
 
 return C
