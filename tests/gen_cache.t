@@ -148,19 +148,32 @@ do
   H.write(sdir .. "/tree.lua", H.read(H.root .. "models/tree.lua") ..
     '\njoint_spring "neck_damper" { joint = "neck", damping = 0.05 }\n')
   local tree = H.tree(sdir .. "/tree.lua")
-  local saved = emit.SECTION_BYTES
   local funcs = require("run.function_sets").for_job("run", tree)
-  local files
-  if saved then emit.SECTION_BYTES = 40000 end
-  local exe, err, info = B.executable { root = root, kind = "run", model = tmp .. "/split/tree.lua", name = tree.name,
-    overrides = {}, key = B.hash(tostring(os.time()) .. tostring(os.clock())), driver = root .. "/runtime/driver/mbrun.c",
-    exe = "mbrun", cflags = "-O1",
-    generate = function()
-      local f, stats = emit.generate(tree, require("dynamics.functions").build(tree, { functions = funcs, lenient = true }))
-      files = f
-      return f, #stats
-    end }
-  emit.SECTION_BYTES = saved
+  -- Builds t (a version of tree) in sections of 40 kB under a new key in the split folder: exe, err, info, files.
+  local function split_build(t)
+    local saved, files = emit.SECTION_BYTES, nil
+    emit.SECTION_BYTES = 40000
+    local exe, err, info = B.executable { root = root, kind = "run", model = sdir .. "/tree.lua", name = t.name,
+      overrides = {}, key = B.hash(tostring(os.time()) .. tostring(os.clock()) .. tostring(t)),
+      driver = root .. "/runtime/driver/mbrun.c", exe = "mbrun", cflags = "-O1",
+      generate = function()
+        local f, stats = emit.generate(t, require("dynamics.functions").build(t, { functions = funcs, lenient = true }))
+        files = f
+        return f, #stats
+      end }
+    emit.SECTION_BYTES = saved
+    return exe, err, info, files
+  end
+  -- The CSVs of exe and of the folder's NAME.c compiled whole: split, whole, and whether the whole one compiled.
+  local function against_whole(exe, dir)
+    local whole = dir .. "/mbrun_whole"
+    local okc, cout = H.sh(string.format("gcc -std=c99 -O1 -I'%s/runtime' -I'%s' -DMB_MODEL=%s_model '%s/runtime/driver/mbrun.c' '%s/%s.c' '%s/build/libmbrt.a' " .. H.LIBS .. " -o '%s'",
+      root, dir, tree.name, root, dir, tree.name, root, whole))
+    local a, b = sdir .. "/split.csv", sdir .. "/whole.csv"
+    H.sh(string.format("'%s' --t-end 0.5 --quiet --out '%s'; '%s' --t-end 0.5 --quiet --out '%s'", exe, a, whole, b))
+    return H.read(a), H.read(b), okc, cout
+  end
+  local exe, err, info, files = split_build(tree)
   local k = files and tonumber(files[tree.name .. ".h"]:match("_NSECTIONS (%d+)"))
   if not k or k < 2 then
     tap.ok(true, "# SKIP the emitter wrote " .. tostring(k) .. " sections (NAME_NSECTIONS): the split build is not tested")
@@ -172,36 +185,18 @@ do
     tap.ok(c:find("\n#if MB_SECTION%(%d+%) || MB_SECTION%(%d+%)[^\n]*\n[^#]-\n[iv][no][ti]d? " .. tree.name
       .. "_[%w_]+_part%d+%(const mb_args %*a, mb_real %*out, mb_real %*work%);") ~= nil,
       "a long function's parts are declared for the sections that hold them")
-    local whole = info.dir .. "/mbrun_whole"
-    local okc, cout = H.sh(string.format("gcc -std=c99 -O1 -I'%s/runtime' -I'%s' -DMB_MODEL=%s_model '%s/runtime/driver/mbrun.c' '%s/%s.c' '%s/build/libmbrt.a' " .. H.LIBS .. " -o '%s'",
-      root, info.dir, tree.name, root, info.dir, tree.name, root, whole))
+    local ta, tb, okc, cout = against_whole(exe, info.dir)
     tap.ok(okc, "the same file compiles whole" .. (okc and "" or (": " .. cout)))
-    local a, b = sdir .. "/split.csv", sdir .. "/whole.csv"
-    H.sh(string.format("'%s' --t-end 0.5 --quiet --out '%s'; '%s' --t-end 0.5 --quiet --out '%s'", exe, a, whole, b))
-    local ta, tb = H.read(a), H.read(b)
     tap.ok(ta and #ta > 1000 and ta == tb, "split and whole builds write identical CSV files")
-    local first = tb
     -- The damper's rate edited: the units that read it compile, the others are the objects above; the result is
     -- a whole build's of the new file, byte for byte.
     local tree2 = H.tree(sdir .. "/tree.lua")
     tree2.joint_springs[1].damping = 0.07
-    if saved then emit.SECTION_BYTES = 40000 end
-    local exe2, err2, info2 = B.executable { root = root, kind = "run", model = tmp .. "/split/tree.lua",
-      name = tree.name, overrides = {}, key = B.hash("second " .. tostring(os.time()) .. tostring(os.clock())),
-      driver = root .. "/runtime/driver/mbrun.c", exe = "mbrun", cflags = "-O1",
-      generate = function()
-        local f, stats = emit.generate(tree2, require("dynamics.functions").build(tree2, { functions = funcs, lenient = true }))
-        return f, #stats
-      end }
-    emit.SECTION_BYTES = saved
+    local exe2, err2, info2 = split_build(tree2)
     tap.ok(exe2 and info2.compiled > 0 and info2.compiled < k,
       string.format("a damper's rate edited: %s of %d units compiled (%s)", info2 and info2.compiled, k, tostring(err2)))
-    local whole2 = info.dir .. "/mbrun_whole2"
-    H.sh(string.format("gcc -std=c99 -O1 -I'%s/runtime' -I'%s' -DMB_MODEL=%s_model '%s/runtime/driver/mbrun.c' '%s/%s.c' '%s/build/libmbrt.a' " .. H.LIBS .. " -o '%s'",
-      root, info.dir, tree.name, root, info.dir, tree.name, root, whole2))
-    H.sh(string.format("'%s' --t-end 0.5 --quiet --out '%s'; '%s' --t-end 0.5 --quiet --out '%s'", exe2, a, whole2, b))
-    ta, tb = H.read(a), H.read(b)
-    tap.ok(ta and #ta > 1000 and ta == tb and ta ~= first,
+    local ta2, tb2 = against_whole(exe2, info.dir)
+    tap.ok(ta2 and #ta2 > 1000 and ta2 == tb2 and ta2 ~= ta,
       "its split build writes the whole build's CSV (which the edit changed)")
   end
   H.sh("rm -rf '" .. (info and info.dir or sdir) .. "'")

@@ -143,17 +143,11 @@ function B.generator_hash(root)
   return GENERATOR
 end
 
--- The cache key of a model's build, computed before anything is generated: the generator's sources, the
--- texts of the model file and of every library it loaded (sources: paths, from model.load's
--- model.sources), the generation-time --set values, the job's function list (nil: all), the functions with a
--- compressed form (csc) and the model's compiler flags. MBGEN_CACHE_SALT, when set, is mixed in too: it stands for an edit of the generator in
--- tests (which must not edit generator files) and forces a rebuild without deleting anything.
-function B.cache_key(p)
-  local parts = { "mbgen build cache 1", B.generator_hash(p.root), "salt=" .. (os.getenv("MBGEN_CACHE_SALT") or "") }
-  for i, path in ipairs(p.sources or {}) do
-    -- An unreadable file gives a key no build has, so the build runs and reports the real problem.
-    parts[#parts + 1] = "source " .. i .. "\0" .. (read(path) or ("\1unreadable " .. path .. " " .. os.time()))
-  end
+-- The hash of a job's key: head, the generator's sources, MBGEN_CACHE_SALT, what stands for the model
+-- (model_parts), the generation-time --set values, the function list, the compressed forms and the flags.
+local function job_key(head, p, model_parts)
+  local parts = { head, B.generator_hash(p.root), "salt=" .. (os.getenv("MBGEN_CACHE_SALT") or "") }
+  for _, x in ipairs(model_parts) do parts[#parts + 1] = x end
   local keys = {}
   for k, v in pairs(p.overrides or {}) do keys[#keys + 1] = k .. "=" .. string.format("%.17g", v) end
   table.sort(keys)
@@ -164,20 +158,26 @@ function B.cache_key(p)
   return B.hash(table.concat(parts, "\0"))
 end
 
+-- The cache key of a model's build, computed before anything is generated: the generator's sources, the
+-- texts of the model file and of every library it loaded (sources: paths, from model.load's
+-- model.sources), the generation-time --set values, the job's function list (nil: all), the functions with a
+-- compressed form (csc) and the model's compiler flags. MBGEN_CACHE_SALT, when set, is mixed in too: it stands
+-- for an edit of the generator in tests (which must not edit generator files) and forces a rebuild without
+-- deleting anything.
+function B.cache_key(p)
+  local sources = {}
+  for i, path in ipairs(p.sources or {}) do
+    -- An unreadable file gives a key no build has, so the build runs and reports the real problem.
+    sources[i] = "source " .. i .. "\0" .. (read(path) or ("\1unreadable " .. path .. " " .. os.time()))
+  end
+  return job_key("mbgen build cache 1", p, sources)
+end
+
 -- The key of a model's structure (p as for B.cache_key, with fingerprint = run/fingerprint.lua's of its tree in
 -- place of the sources' texts): builds whose structure keys agree generate the same C but for the values of the
 -- data table, so one is made from the other by emit.model's patch_data.
 function B.structure_key(p)
-  local parts = { "mbgen structure 1", B.generator_hash(p.root), "salt=" .. (os.getenv("MBGEN_CACHE_SALT") or ""),
-    "fingerprint " .. p.fingerprint }
-  local keys = {}
-  for k, v in pairs(p.overrides or {}) do keys[#keys + 1] = k .. "=" .. string.format("%.17g", v) end
-  table.sort(keys)
-  parts[#parts + 1] = "set " .. table.concat(keys, " ")
-  parts[#parts + 1] = "functions " .. (p.functions and table.concat(p.functions, ",") or "*")
-  parts[#parts + 1] = "csc " .. (p.csc and table.concat(p.csc, ",") or "")
-  parts[#parts + 1] = "cflags " .. (p.cflags or "")
-  return B.hash(table.concat(parts, "\0"))
+  return job_key("mbgen structure 1", p, { "fingerprint " .. p.fingerprint })
 end
 
 -- The number of cores, once per process (nproc; 1 when it cannot tell).
