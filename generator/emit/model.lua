@@ -684,25 +684,28 @@ function M.generate(tree, spec, source_text, opts)
 end
 
 -- Constraint equations of the loops, rods and drives (their C comes with the closed-loop formulation).
+-- NAME.c's text c with each line `    .MEMBER = VALUE,` of the data table replaced by f(member) when that returns a
+-- string (the new VALUE); the rest as it is. The one reader of the table's layout besides M.generate.
+function M.rewrite_data(c, name, f)
+  local a = c:find("\n} " .. name .. "_data MB_UNUSED = {", 1, true)
+  local b = a and c:find("\n};\n", a, true)
+  if not b then return c end
+  local block = c:sub(a, b):gsub("\n    %.([%w_]+) = [^\n]*,", function(member)
+    local v = f(member)
+    if v then return "\n    ." .. member .. " = " .. v .. "," end
+  end)
+  return c:sub(1, a - 1) .. block .. c:sub(b + 1)
+end
+
 -- The files M.generate printed for a tree, made those it prints for another tree of the same fingerprint
 -- (run/fingerprint.lua): the same code, new values of the data table's members in `values` (member -> number,
 -- dynamics/data.lua's bind) and the model file's hash in the header. Returns a new files table.
 function M.patch_data(files, name, values, source_text)
   local out = {}
   for k, v in pairs(files) do out[k] = v end
-  local c = files[name .. ".c"]
-  c = c:gsub("^(/%* [^\n]-%(fnv1a )%x+%)", function(head) return head .. fnv1a(source_text or "") .. ")" end, 1)
-  local open = "\n} " .. name .. "_data MB_UNUSED = {"
-  local a = c:find(open, 1, true)
-  if a then
-    local b = assert(c:find("\n};\n", a, true), "emit.patch_data: the data table does not end")
-    local block = c:sub(a, b):gsub("\n    %.([%w_]+) = [^\n]*,", function(member)
-      local v = values[member]
-      if v then return "\n    ." .. member .. " = " .. C.literal(v) .. "," end
-    end)
-    c = c:sub(1, a - 1) .. block .. c:sub(b + 1)
-  end
-  out[name .. ".c"] = c
+  local c = files[name .. ".c"]:gsub("^(/%* [^\n]-%(fnv1a )%x+%)",
+    function(head) return head .. fnv1a(source_text or "") .. ")" end, 1)
+  out[name .. ".c"] = M.rewrite_data(c, name, function(member) return values[member] and C.literal(values[member]) end)
   return out
 end
 

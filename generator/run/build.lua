@@ -300,8 +300,9 @@ function B.executable(opts)
   if not man or not files_ok then
     -- A build of the same structure (only the data table's values differ) gives the files without the emitter.
     local files, nfunctions
+    local others = manifests(dir, name)
     if opts.structure and opts.patch then
-      for _, m in ipairs(manifests(dir, name)) do
+      for _, m in ipairs(others) do
         if m.structure == opts.structure then
           local old, intact = {}, true
           for _, f in ipairs(m.files) do
@@ -314,7 +315,6 @@ function B.executable(opts)
     end
     if files then
       say(string.format("updating the data of %s (its structure is that of an earlier build: no generation)", name))
-      info.patched = true
     else
       say(string.format("generating %s for %s", name, opts.what or opts.exe))
       files, nfunctions = opts.generate()
@@ -338,7 +338,7 @@ function B.executable(opts)
       objects, good = U.list(name, files[name .. ".c"], files[name .. ".h"], B.generator_hash(root) .. "\0" .. cflags,
         B.hash), {}
       local known = {}
-      for _, m in ipairs(manifests(dir, name)) do
+      for _, m in ipairs(others) do
         for _, o in ipairs(m.objects) do known[o.name] = o.hash end
       end
       need_compile = false

@@ -2,6 +2,8 @@
 -- A unit's key covers what the preprocessor leaves of NAME.c for it, with the header comment (the model file's
 -- hash, the operation counts) and the data table's values of the members it does not read left out, and NAME.h:
 -- an edit of one value of NAME_data recompiles only the units that read it.
+local EM = require "emit.model"
+
 local U = {}
 
 -- The file's blocks in order: { text, sections = set of section numbers } for an `#if MB_SECTION(a) || ...` block,
@@ -35,16 +37,7 @@ local function unit_text(name, list, k)
   local text = table.concat(parts):gsub("^/%*.-%*/\n", "", 1)
   local used = {}
   for m in text:gmatch(name .. "_data%.([%w_]+)") do used[m] = true end
-  local open = "\n} " .. name .. "_data MB_UNUSED = {"
-  local a = text:find(open, 1, true)
-  local b = a and text:find("\n};\n", a, true)
-  if b then
-    local block = text:sub(a, b):gsub("\n    %.([%w_]+) = [^\n]*,", function(m)
-      if not used[m] then return "\n    ." .. m .. " = (unread)," end
-    end)
-    text = text:sub(1, a - 1) .. block .. text:sub(b + 1)
-  end
-  return text
+  return (EM.rewrite_data(text, name, function(m) return not used[m] and "(unread)" or nil end))
 end
 
 -- The units of a generated model: NAME_NSECTIONS K >= 1 in NAME.h means NAME.c compiled with -DMB_PART=k,
