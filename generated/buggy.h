@@ -87,7 +87,8 @@ void buggy_matrix_r_dependent_R(const mb_real *X, const mb_real *J, mb_real *R);
 
 /* The largest workspace of any function above, in mb_reals. */
 #define buggy_NWORK 8103
-/* buggy.c compiles whole, or section by section with -DMB_PART=1..buggy_NSECTIONS. */
+/* buggy.c compiles whole, or section by section with -DMB_PART=1..buggy_NSECTIONS
+ * (and -DMB_PART=0, the data table's values, when built with -DMB_LINKED_DATA). */
 #define buggy_NSECTIONS 22
 
 #endif

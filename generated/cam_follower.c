@@ -10,9 +10,17 @@
 #define MB_SECTION(k) 1
 #endif
 
-/* The model's data kept by name: a changed value changes its line here and not the code, which reads
- * it as a constant the compiler folds. */
-static const struct {
+/* The code reads the data as constants the compiler folds; with -DMB_LINKED_DATA section 0 (-DMB_PART=0) alone
+ * holds the values and the other sections read them at run time, so that an edited value recompiles section 0. */
+#ifdef MB_LINKED_DATA
+#define MB_DATA_HERE MB_SECTION(0)
+#define MB_DATA_LINKAGE
+#else
+#define MB_DATA_HERE 1
+#define MB_DATA_LINKAGE static
+#endif
+/* The model's data kept by name: a changed value changes its line here and not the code. */
+struct cam_follower_data_table {
     mb_real cam_mass;
     mb_real cam_I_xx;
     mb_real cam_I_yy;
@@ -23,7 +31,9 @@ static const struct {
     mb_real follower_I_zz;
     mb_real return_length;
     mb_real return_stiffness;
-} cam_follower_data MB_UNUSED = {
+};
+#if MB_DATA_HERE
+MB_DATA_LINKAGE const struct cam_follower_data_table cam_follower_data MB_UNUSED = {
     .cam_mass = 2.0,
     .cam_I_xx = 0.002,
     .cam_I_yy = 0.002,
@@ -35,6 +45,9 @@ static const struct {
     .return_length = 0.2,
     .return_stiffness = 2000.0,
 };
+#else
+extern const struct cam_follower_data_table cam_follower_data;
+#endif
 
 #if MB_SECTION(1)
 /* The tree the solve walks: each body's parent (0-based, -1: a child of ground), parents numbered first. */

@@ -59,7 +59,8 @@ int cam_follower_constraint_acc_dz(const mb_args *a, mb_real *out, mb_real *work
 
 /* The largest workspace of any function above, in mb_reals. */
 #define cam_follower_NWORK 8
-/* cam_follower.c compiles whole, or section by section with -DMB_PART=1..cam_follower_NSECTIONS. */
+/* cam_follower.c compiles whole, or section by section with -DMB_PART=1..cam_follower_NSECTIONS
+ * (and -DMB_PART=0, the data table's values, when built with -DMB_LINKED_DATA). */
 #define cam_follower_NSECTIONS 1
 
 #endif

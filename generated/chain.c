@@ -10,9 +10,17 @@
 #define MB_SECTION(k) 1
 #endif
 
-/* The model's data kept by name: a changed value changes its line here and not the code, which reads
- * it as a constant the compiler folds. */
-static const struct {
+/* The code reads the data as constants the compiler folds; with -DMB_LINKED_DATA section 0 (-DMB_PART=0) alone
+ * holds the values and the other sections read them at run time, so that an edited value recompiles section 0. */
+#ifdef MB_LINKED_DATA
+#define MB_DATA_HERE MB_SECTION(0)
+#define MB_DATA_LINKAGE
+#else
+#define MB_DATA_HERE 1
+#define MB_DATA_LINKAGE static
+#endif
+/* The model's data kept by name: a changed value changes its line here and not the code. */
+struct chain_data_table {
     mb_real b1_mass;
     mb_real b1_com_x;
     mb_real b1_com_y;
@@ -93,7 +101,9 @@ static const struct {
     mb_real b8_I_yy;
     mb_real b8_I_yz;
     mb_real b8_I_zz;
-} chain_data MB_UNUSED = {
+};
+#if MB_DATA_HERE
+MB_DATA_LINKAGE const struct chain_data_table chain_data MB_UNUSED = {
     .b1_mass = 0.741080264444463,
     .b1_com_x = 0.2175769889028743,
     .b1_com_y = 0.04917715720366687,
@@ -175,6 +185,9 @@ static const struct {
     .b8_I_yz = -0.0006407244133177087,
     .b8_I_zz = 0.009784232851163524,
 };
+#else
+extern const struct chain_data_table chain_data;
+#endif
 
 #if MB_SECTION(4) || MB_SECTION(5)
 /* The tree the solve walks is a serial chain: each coordinate's parent is the one before. */

@@ -53,7 +53,8 @@ int chain_objective_tip_terminal(const mb_args *a, mb_real *out, mb_real *work);
 
 /* The largest workspace of any function above, in mb_reals. */
 #define chain_NWORK 1295
-/* chain.c compiles whole, or section by section with -DMB_PART=1..chain_NSECTIONS. */
+/* chain.c compiles whole, or section by section with -DMB_PART=1..chain_NSECTIONS
+ * (and -DMB_PART=0, the data table's values, when built with -DMB_LINKED_DATA). */
 #define chain_NSECTIONS 5
 
 #endif

@@ -85,7 +85,8 @@ void coach_matrix_r_dependent_R(const mb_real *X, const mb_real *J, mb_real *R);
 
 /* The largest workspace of any function above, in mb_reals. */
 #define coach_NWORK 6708
-/* coach.c compiles whole, or section by section with -DMB_PART=1..coach_NSECTIONS. */
+/* coach.c compiles whole, or section by section with -DMB_PART=1..coach_NSECTIONS
+ * (and -DMB_PART=0, the data table's values, when built with -DMB_LINKED_DATA). */
 #define coach_NSECTIONS 20
 
 #endif

@@ -10,9 +10,17 @@
 #define MB_SECTION(k) 1
 #endif
 
-/* The model's data kept by name: a changed value changes its line here and not the code, which reads
- * it as a constant the compiler folds. */
-static const struct {
+/* The code reads the data as constants the compiler folds; with -DMB_LINKED_DATA section 0 (-DMB_PART=0) alone
+ * holds the values and the other sections read them at run time, so that an edited value recompiles section 0. */
+#ifdef MB_LINKED_DATA
+#define MB_DATA_HERE MB_SECTION(0)
+#define MB_DATA_LINKAGE
+#else
+#define MB_DATA_HERE 1
+#define MB_DATA_LINKAGE static
+#endif
+/* The model's data kept by name: a changed value changes its line here and not the code. */
+struct fivebar_data_table {
     mb_real bar1_I_yy;
     mb_real bar1_I_zz;
     mb_real bar2_mass;
@@ -29,7 +37,9 @@ static const struct {
     mb_real bar3_I_zz;
     mb_real s1_stiffness;
     mb_real s2_stiffness;
-} fivebar_data MB_UNUSED = {
+};
+#if MB_DATA_HERE
+MB_DATA_LINKAGE const struct fivebar_data_table fivebar_data MB_UNUSED = {
     .bar1_I_yy = 0.00225,
     .bar1_I_zz = 0.00225,
     .bar2_mass = 0.6,
@@ -47,6 +57,9 @@ static const struct {
     .s1_stiffness = 50.0,
     .s2_stiffness = 50.0,
 };
+#else
+extern const struct fivebar_data_table fivebar_data;
+#endif
 
 #if MB_SECTION(1)
 /* The tree the solve walks: each body's parent (0-based, -1: a child of ground), parents numbered first. */

@@ -89,7 +89,8 @@ void fivebar_matrix_r_dependent_R(const mb_real *X, const mb_real *J, mb_real *R
 
 /* The largest workspace of any function above, in mb_reals. */
 #define fivebar_NWORK 36
-/* fivebar.c compiles whole, or section by section with -DMB_PART=1..fivebar_NSECTIONS. */
+/* fivebar.c compiles whole, or section by section with -DMB_PART=1..fivebar_NSECTIONS
+ * (and -DMB_PART=0, the data table's values, when built with -DMB_LINKED_DATA). */
 #define fivebar_NSECTIONS 1
 
 #endif

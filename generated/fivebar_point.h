@@ -81,7 +81,8 @@ void fivebar_point_matrix_r_dependent_R(const mb_real *X, const mb_real *J, mb_r
 
 /* The largest workspace of any function above, in mb_reals. */
 #define fivebar_point_NWORK 0
-/* fivebar_point.c compiles whole, or section by section with -DMB_PART=1..fivebar_point_NSECTIONS. */
+/* fivebar_point.c compiles whole, or section by section with -DMB_PART=1..fivebar_point_NSECTIONS
+ * (and -DMB_PART=0, the data table's values, when built with -DMB_LINKED_DATA). */
 #define fivebar_point_NSECTIONS 1
 
 #endif

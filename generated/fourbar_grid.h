@@ -63,7 +63,8 @@ int fourbar_grid_constraint_acc_dz(const mb_args *a, mb_real *out, mb_real *work
 
 /* The largest workspace of any function above, in mb_reals. */
 #define fourbar_grid_NWORK 5137
-/* fourbar_grid.c compiles whole, or section by section with -DMB_PART=1..fourbar_grid_NSECTIONS. */
+/* fourbar_grid.c compiles whole, or section by section with -DMB_PART=1..fourbar_grid_NSECTIONS
+ * (and -DMB_PART=0, the data table's values, when built with -DMB_LINKED_DATA). */
 #define fourbar_grid_NSECTIONS 11
 
 #endif

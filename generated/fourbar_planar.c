@@ -10,9 +10,17 @@
 #define MB_SECTION(k) 1
 #endif
 
-/* The model's data kept by name: a changed value changes its line here and not the code, which reads
- * it as a constant the compiler folds. */
-static const struct {
+/* The code reads the data as constants the compiler folds; with -DMB_LINKED_DATA section 0 (-DMB_PART=0) alone
+ * holds the values and the other sections read them at run time, so that an edited value recompiles section 0. */
+#ifdef MB_LINKED_DATA
+#define MB_DATA_HERE MB_SECTION(0)
+#define MB_DATA_LINKAGE
+#else
+#define MB_DATA_HERE 1
+#define MB_DATA_LINKAGE static
+#endif
+/* The model's data kept by name: a changed value changes its line here and not the code. */
+struct fourbar_planar_data_table {
     mb_real crank_mass;
     mb_real crank_com_x;
     mb_real crank_I_yy;
@@ -25,7 +33,9 @@ static const struct {
     mb_real rocker_com_x;
     mb_real rocker_I_yy;
     mb_real rocker_I_zz;
-} fourbar_planar_data MB_UNUSED = {
+};
+#if MB_DATA_HERE
+MB_DATA_LINKAGE const struct fourbar_planar_data_table fourbar_planar_data MB_UNUSED = {
     .crank_mass = 0.2,
     .crank_com_x = 0.05,
     .crank_I_yy = 0.00016666666666666672,
@@ -39,6 +49,9 @@ static const struct {
     .rocker_I_yy = 0.0026041666666666665,
     .rocker_I_zz = 0.0026041666666666665,
 };
+#else
+extern const struct fourbar_planar_data_table fourbar_planar_data;
+#endif
 
 #if MB_SECTION(1)
 /* The tree the solve walks: each body's parent (0-based, -1: a child of ground), parents numbered first. */

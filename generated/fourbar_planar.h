@@ -63,7 +63,8 @@ int fourbar_planar_constraint_acc_dz(const mb_args *a, mb_real *out, mb_real *wo
 
 /* The largest workspace of any function above, in mb_reals. */
 #define fourbar_planar_NWORK 18
-/* fourbar_planar.c compiles whole, or section by section with -DMB_PART=1..fourbar_planar_NSECTIONS. */
+/* fourbar_planar.c compiles whole, or section by section with -DMB_PART=1..fourbar_planar_NSECTIONS
+ * (and -DMB_PART=0, the data table's values, when built with -DMB_LINKED_DATA). */
 #define fourbar_planar_NSECTIONS 1
 
 #endif

@@ -10,17 +10,30 @@
 #define MB_SECTION(k) 1
 #endif
 
-/* The model's data kept by name: a changed value changes its line here and not the code, which reads
- * it as a constant the compiler folds. */
-static const struct {
+/* The code reads the data as constants the compiler folds; with -DMB_LINKED_DATA section 0 (-DMB_PART=0) alone
+ * holds the values and the other sections read them at run time, so that an edited value recompiles section 0. */
+#ifdef MB_LINKED_DATA
+#define MB_DATA_HERE MB_SECTION(0)
+#define MB_DATA_LINKAGE
+#else
+#define MB_DATA_HERE 1
+#define MB_DATA_LINKAGE static
+#endif
+/* The model's data kept by name: a changed value changes its line here and not the code. */
+struct fourbar_spatial_data_table {
     mb_real crank_com_x;
     mb_real rod_com_x;
     mb_real follower_com_x;
-} fourbar_spatial_data MB_UNUSED = {
+};
+#if MB_DATA_HERE
+MB_DATA_LINKAGE const struct fourbar_spatial_data_table fourbar_spatial_data MB_UNUSED = {
     .crank_com_x = 0.75,
     .rod_com_x = 2.0,
     .follower_com_x = 1.0,
 };
+#else
+extern const struct fourbar_spatial_data_table fourbar_spatial_data;
+#endif
 
 #if MB_SECTION(1)
 /* The tree the solve walks: each body's parent (0-based, -1: a child of ground), parents numbered first. */

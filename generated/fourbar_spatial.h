@@ -81,7 +81,8 @@ int fourbar_spatial_objective_sway_terminal(const mb_args *a, mb_real *out, mb_r
 
 /* The largest workspace of any function above, in mb_reals. */
 #define fourbar_spatial_NWORK 32
-/* fourbar_spatial.c compiles whole, or section by section with -DMB_PART=1..fourbar_spatial_NSECTIONS. */
+/* fourbar_spatial.c compiles whole, or section by section with -DMB_PART=1..fourbar_spatial_NSECTIONS
+ * (and -DMB_PART=0, the data table's values, when built with -DMB_LINKED_DATA). */
 #define fourbar_spatial_NSECTIONS 1
 
 #endif

@@ -10,17 +10,30 @@
 #define MB_SECTION(k) 1
 #endif
 
-/* The model's data kept by name: a changed value changes its line here and not the code, which reads
- * it as a constant the compiler folds. */
-static const struct {
+/* The code reads the data as constants the compiler folds; with -DMB_LINKED_DATA section 0 (-DMB_PART=0) alone
+ * holds the values and the other sections read them at run time, so that an edited value recompiles section 0. */
+#ifdef MB_LINKED_DATA
+#define MB_DATA_HERE MB_SECTION(0)
+#define MB_DATA_LINKAGE
+#else
+#define MB_DATA_HERE 1
+#define MB_DATA_LINKAGE static
+#endif
+/* The model's data kept by name: a changed value changes its line here and not the code. */
+struct oscillator_data_table {
     mb_real mass_I_xx;
     mb_real mass_I_yy;
     mb_real mass_I_zz;
-} oscillator_data MB_UNUSED = {
+};
+#if MB_DATA_HERE
+MB_DATA_LINKAGE const struct oscillator_data_table oscillator_data MB_UNUSED = {
     .mass_I_xx = 0.001,
     .mass_I_yy = 0.001,
     .mass_I_zz = 0.001,
 };
+#else
+extern const struct oscillator_data_table oscillator_data;
+#endif
 
 #if MB_SECTION(1)
 /* The tree the solve walks is a serial chain: each coordinate's parent is the one before. */

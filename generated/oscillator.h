@@ -61,7 +61,8 @@ int oscillator_objective_wobble_terminal(const mb_args *a, mb_real *out, mb_real
 
 /* The largest workspace of any function above, in mb_reals. */
 #define oscillator_NWORK 3
-/* oscillator.c compiles whole, or section by section with -DMB_PART=1..oscillator_NSECTIONS. */
+/* oscillator.c compiles whole, or section by section with -DMB_PART=1..oscillator_NSECTIONS
+ * (and -DMB_PART=0, the data table's values, when built with -DMB_LINKED_DATA). */
 #define oscillator_NSECTIONS 1
 
 #endif

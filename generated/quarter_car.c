@@ -10,9 +10,17 @@
 #define MB_SECTION(k) 1
 #endif
 
-/* The model's data kept by name: a changed value changes its line here and not the code, which reads
- * it as a constant the compiler folds. */
-static const struct {
+/* The code reads the data as constants the compiler folds; with -DMB_LINKED_DATA section 0 (-DMB_PART=0) alone
+ * holds the values and the other sections read them at run time, so that an edited value recompiles section 0. */
+#ifdef MB_LINKED_DATA
+#define MB_DATA_HERE MB_SECTION(0)
+#define MB_DATA_LINKAGE
+#else
+#define MB_DATA_HERE 1
+#define MB_DATA_LINKAGE static
+#endif
+/* The model's data kept by name: a changed value changes its line here and not the code. */
+struct quarter_car_data_table {
     mb_real wheel_mass;
     mb_real wheel_I_xx;
     mb_real wheel_I_yy;
@@ -23,7 +31,9 @@ static const struct {
     mb_real car_I_zz;
     mb_real tire_spring_stiffness;
     mb_real tire_spring_damping;
-} quarter_car_data MB_UNUSED = {
+};
+#if MB_DATA_HERE
+MB_DATA_LINKAGE const struct quarter_car_data_table quarter_car_data MB_UNUSED = {
     .wheel_mass = 40.0,
     .wheel_I_xx = 1.0,
     .wheel_I_yy = 1.0,
@@ -35,6 +45,9 @@ static const struct {
     .tire_spring_stiffness = 200000.0,
     .tire_spring_damping = 100.0,
 };
+#else
+extern const struct quarter_car_data_table quarter_car_data;
+#endif
 
 #if MB_SECTION(1)
 /* The tree the solve walks is a serial chain: each coordinate's parent is the one before. */

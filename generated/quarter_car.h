@@ -55,7 +55,8 @@ int quarter_car_objective_comfort_integrand(const mb_args *a, mb_real *out, mb_r
 
 /* The largest workspace of any function above, in mb_reals. */
 #define quarter_car_NWORK 12
-/* quarter_car.c compiles whole, or section by section with -DMB_PART=1..quarter_car_NSECTIONS. */
+/* quarter_car.c compiles whole, or section by section with -DMB_PART=1..quarter_car_NSECTIONS
+ * (and -DMB_PART=0, the data table's values, when built with -DMB_LINKED_DATA). */
 #define quarter_car_NSECTIONS 1
 
 #endif

@@ -10,9 +10,17 @@
 #define MB_SECTION(k) 1
 #endif
 
-/* The model's data kept by name: a changed value changes its line here and not the code, which reads
- * it as a constant the compiler folds. */
-static const struct {
+/* The code reads the data as constants the compiler folds; with -DMB_LINKED_DATA section 0 (-DMB_PART=0) alone
+ * holds the values and the other sections read them at run time, so that an edited value recompiles section 0. */
+#ifdef MB_LINKED_DATA
+#define MB_DATA_HERE MB_SECTION(0)
+#define MB_DATA_LINKAGE
+#else
+#define MB_DATA_HERE 1
+#define MB_DATA_LINKAGE static
+#endif
+/* The model's data kept by name: a changed value changes its line here and not the code. */
+struct quick_return_data_table {
     mb_real lever_mass;
     mb_real lever_com_x;
     mb_real lever_I_yy;
@@ -33,7 +41,9 @@ static const struct {
     mb_real ram_I_xx;
     mb_real ram_I_yy;
     mb_real ram_I_zz;
-} quick_return_data MB_UNUSED = {
+};
+#if MB_DATA_HERE
+MB_DATA_LINKAGE const struct quick_return_data_table quick_return_data MB_UNUSED = {
     .lever_mass = 2.0,
     .lever_com_x = 0.3,
     .lever_I_yy = 0.06,
@@ -55,6 +65,9 @@ static const struct {
     .ram_I_yy = 0.025,
     .ram_I_zz = 0.05,
 };
+#else
+extern const struct quick_return_data_table quick_return_data;
+#endif
 
 #if MB_SECTION(1)
 /* The tree the solve walks: each body's parent (0-based, -1: a child of ground), parents numbered first. */

@@ -63,7 +63,8 @@ int quick_return_constraint_acc_dz(const mb_args *a, mb_real *out, mb_real *work
 
 /* The largest workspace of any function above, in mb_reals. */
 #define quick_return_NWORK 50
-/* quick_return.c compiles whole, or section by section with -DMB_PART=1..quick_return_NSECTIONS. */
+/* quick_return.c compiles whole, or section by section with -DMB_PART=1..quick_return_NSECTIONS
+ * (and -DMB_PART=0, the data table's values, when built with -DMB_LINKED_DATA). */
 #define quick_return_NSECTIONS 1
 
 #endif

@@ -95,7 +95,8 @@ void sedan_matrix_r_dependent_R(const mb_real *X, const mb_real *J, mb_real *R);
 
 /* The largest workspace of any function above, in mb_reals. */
 #define sedan_NWORK 5515
-/* sedan.c compiles whole, or section by section with -DMB_PART=1..sedan_NSECTIONS. */
+/* sedan.c compiles whole, or section by section with -DMB_PART=1..sedan_NSECTIONS
+ * (and -DMB_PART=0, the data table's values, when built with -DMB_LINKED_DATA). */
 #define sedan_NSECTIONS 17
 
 #endif

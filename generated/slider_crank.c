@@ -10,9 +10,17 @@
 #define MB_SECTION(k) 1
 #endif
 
-/* The model's data kept by name: a changed value changes its line here and not the code, which reads
- * it as a constant the compiler folds. */
-static const struct {
+/* The code reads the data as constants the compiler folds; with -DMB_LINKED_DATA section 0 (-DMB_PART=0) alone
+ * holds the values and the other sections read them at run time, so that an edited value recompiles section 0. */
+#ifdef MB_LINKED_DATA
+#define MB_DATA_HERE MB_SECTION(0)
+#define MB_DATA_LINKAGE
+#else
+#define MB_DATA_HERE 1
+#define MB_DATA_LINKAGE static
+#endif
+/* The model's data kept by name: a changed value changes its line here and not the code. */
+struct slider_crank_data_table {
     mb_real crank_mass;
     mb_real crank_com_x;
     mb_real crank_I_xx;
@@ -30,7 +38,9 @@ static const struct {
     mb_real return_length;
     mb_real return_stiffness;
     mb_real return_damping;
-} slider_crank_data MB_UNUSED = {
+};
+#if MB_DATA_HERE
+MB_DATA_LINKAGE const struct slider_crank_data_table slider_crank_data MB_UNUSED = {
     .crank_mass = 0.5,
     .crank_com_x = 0.05,
     .crank_I_xx = 0.0001,
@@ -49,6 +59,9 @@ static const struct {
     .return_stiffness = 200.0,
     .return_damping = 2.0,
 };
+#else
+extern const struct slider_crank_data_table slider_crank_data;
+#endif
 
 #if MB_SECTION(1)
 /* The tree the solve walks: each body's parent (0-based, -1: a child of ground), parents numbered first. */

@@ -63,7 +63,8 @@ int slider_crank_constraint_acc_dz(const mb_args *a, mb_real *out, mb_real *work
 
 /* The largest workspace of any function above, in mb_reals. */
 #define slider_crank_NWORK 18
-/* slider_crank.c compiles whole, or section by section with -DMB_PART=1..slider_crank_NSECTIONS. */
+/* slider_crank.c compiles whole, or section by section with -DMB_PART=1..slider_crank_NSECTIONS
+ * (and -DMB_PART=0, the data table's values, when built with -DMB_LINKED_DATA). */
 #define slider_crank_NSECTIONS 1
 
 #endif

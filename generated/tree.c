@@ -10,9 +10,17 @@
 #define MB_SECTION(k) 1
 #endif
 
-/* The model's data kept by name: a changed value changes its line here and not the code, which reads
- * it as a constant the compiler folds. */
-static const struct {
+/* The code reads the data as constants the compiler folds; with -DMB_LINKED_DATA section 0 (-DMB_PART=0) alone
+ * holds the values and the other sections read them at run time, so that an edited value recompiles section 0. */
+#ifdef MB_LINKED_DATA
+#define MB_DATA_HERE MB_SECTION(0)
+#define MB_DATA_LINKAGE
+#else
+#define MB_DATA_HERE 1
+#define MB_DATA_LINKAGE static
+#endif
+/* The model's data kept by name: a changed value changes its line here and not the code. */
+struct tree_data_table {
     mb_real base_mass;
     mb_real base_com_z;
     mb_real base_I_xx;
@@ -52,7 +60,9 @@ static const struct {
     mb_real head_I_xx;
     mb_real head_I_yy;
     mb_real head_I_zz;
-} tree_data MB_UNUSED = {
+};
+#if MB_DATA_HERE
+MB_DATA_LINKAGE const struct tree_data_table tree_data MB_UNUSED = {
     .base_mass = 8.0,
     .base_com_z = 0.05,
     .base_I_xx = 0.1,
@@ -93,6 +103,9 @@ static const struct {
     .head_I_yy = 0.008,
     .head_I_zz = 0.006,
 };
+#else
+extern const struct tree_data_table tree_data;
+#endif
 
 #if MB_SECTION(2)
 /* The tree the solve walks: each body's parent (0-based, -1: a child of ground), parents numbered first. */

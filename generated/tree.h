@@ -49,7 +49,8 @@ int tree_forward_dynamics_dy(const mb_args *a, mb_real *out, mb_real *work);
 
 /* The largest workspace of any function above, in mb_reals. */
 #define tree_NWORK 355
-/* tree.c compiles whole, or section by section with -DMB_PART=1..tree_NSECTIONS. */
+/* tree.c compiles whole, or section by section with -DMB_PART=1..tree_NSECTIONS
+ * (and -DMB_PART=0, the data table's values, when built with -DMB_LINKED_DATA). */
 #define tree_NSECTIONS 2
 
 #endif

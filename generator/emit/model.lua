@@ -292,6 +292,23 @@ local SECTIONS = [[
 #endif
 ]]
 
+-- Where the data table's values are: folded into every section, or (-DMB_LINKED_DATA) only in section 0.
+local DATA_LINKAGE = [[
+/* The code reads the data as constants the compiler folds; with -DMB_LINKED_DATA section 0 (-DMB_PART=0) alone
+ * holds the values and the other sections read them at run time, so that an edited value recompiles section 0. */
+#ifdef MB_LINKED_DATA
+#define MB_DATA_HERE MB_SECTION(0)
+#define MB_DATA_LINKAGE
+#else
+#define MB_DATA_HERE 1
+#define MB_DATA_LINKAGE static
+#endif]]
+
+-- The line that opens the data table's initializer: what M.rewrite_data finds the values after.
+local function data_open(name)
+  return "MB_DATA_LINKAGE const struct " .. name .. "_data_table " .. name .. "_data MB_UNUSED = {"
+end
+
 -- Bytes of C per section: a vehicle's 5 MB compile in a dozen units, a small model in one.
 M.SECTION_BYTES = 400000
 
@@ -496,7 +513,8 @@ function M.generate(tree, spec, source_text, opts)
   H[#H + 1] = ""
   H[#H + 1] = "/* The largest workspace of any function above, in mb_reals. */"
   H[#H + 1] = string.format("#define %s_NWORK %d", name, maxwork)
-  H[#H + 1] = string.format("/* %s.c compiles whole, or section by section with -DMB_PART=1..%s_NSECTIONS. */", name, name)
+  H[#H + 1] = string.format("/* %s.c compiles whole, or section by section with -DMB_PART=1..%s_NSECTIONS%s */", name, name,
+    #spec.data > 0 and "\n * (and -DMB_PART=0, the data table's values, when built with -DMB_LINKED_DATA)." or ".")
   H[#H + 1] = string.format("#define %s_NSECTIONS %d", name, #sections)
   H[#H + 1] = ""
   H[#H + 1] = "#endif"
@@ -517,13 +535,18 @@ function M.generate(tree, spec, source_text, opts)
   L[#L + 1] = SECTIONS
   local data = spec.data
   if #data > 0 then
-    L[#L + 1] = "/* The model's data kept by name: a changed value changes its line here and not the code, which reads"
-    L[#L + 1] = " * it as a constant the compiler folds. */"
-    L[#L + 1] = "static const struct {"
+    L[#L + 1] = DATA_LINKAGE
+    L[#L + 1] = "/* The model's data kept by name: a changed value changes its line here and not the code. */"
+    L[#L + 1] = "struct " .. name .. "_data_table {"
     for _, e in ipairs(data) do L[#L + 1] = "    mb_real " .. e.member .. ";" end
-    L[#L + 1] = "} " .. name .. "_data MB_UNUSED = {"
+    L[#L + 1] = "};"
+    L[#L + 1] = "#if MB_DATA_HERE"
+    L[#L + 1] = data_open(name)
     for _, e in ipairs(data) do L[#L + 1] = string.format("    .%s = %s,", e.member, C.literal(e.value)) end
     L[#L + 1] = "};"
+    L[#L + 1] = "#else"
+    L[#L + 1] = "extern const struct " .. name .. "_data_table " .. name .. "_data;"
+    L[#L + 1] = "#endif"
     L[#L + 1] = ""
   end
   local solve_in = {}
@@ -687,7 +710,7 @@ end
 -- NAME.c's text c with each line `    .MEMBER = VALUE,` of the data table replaced by f(member) when that returns a
 -- string (the new VALUE); the rest as it is. The one reader of the table's layout besides M.generate.
 function M.rewrite_data(c, name, f)
-  local a = c:find("\n} " .. name .. "_data MB_UNUSED = {", 1, true)
+  local a = c:find("\n" .. data_open(name), 1, true)
   local b = a and c:find("\n};\n", a, true)
   if not b then return c end
   local block = c:sub(a, b):gsub("\n    %.([%w_]+) = [^\n]*,", function(member)
@@ -695,6 +718,11 @@ function M.rewrite_data(c, name, f)
     if v then return "\n    ." .. member .. " = " .. v .. "," end
   end)
   return c:sub(1, a - 1) .. block .. c:sub(b + 1)
+end
+
+-- Whether NAME.c has a data table, and so a section 0 when built with -DMB_LINKED_DATA.
+function M.has_data(c, name)
+  return c:find("\n" .. data_open(name), 1, true) ~= nil
 end
 
 -- The files M.generate printed for a tree, made those it prints for another tree of the same fingerprint

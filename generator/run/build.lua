@@ -336,7 +336,7 @@ function B.executable(opts)
     -- vouches for (an earlier version of the model whose edit did not reach that unit) is used as it is.
     if not same then
       objects, good = U.list(name, files[name .. ".c"], files[name .. ".h"], B.generator_hash(root) .. "\0" .. cflags,
-        B.hash), {}
+        B.hash, cflags:find("-DMB_LINKED_DATA", 1, true) ~= nil), {}
       local known = {}
       for _, m in ipairs(others) do
         for _, o in ipairs(m.objects) do known[o.name] = o.hash end

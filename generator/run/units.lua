@@ -1,7 +1,7 @@
 -- run/units.lua: the compile units of a generated NAME.c (its MB_SECTION sections) and a key for each from the text it compiles.
 -- A unit's key covers what the preprocessor leaves of NAME.c for it, with the header comment (the model file's
 -- hash, the operation counts) and the data table's values of the members it does not read left out, and NAME.h:
--- an edit of one value of NAME_data recompiles only the units that read it.
+-- an edit of one value of NAME_data recompiles only the units that read it (linked, -DMB_LINKED_DATA: section 0).
 local EM = require "emit.model"
 
 local U = {}
@@ -28,23 +28,26 @@ local function blocks(c)
 end
 
 -- What section k (nil: the whole file) compiles, with the header comment and the values of the data members it
--- does not read left out.
-local function unit_text(name, list, k)
+-- does not read left out. Linked (-DMB_LINKED_DATA): section 0 holds every value and the others read none.
+local function unit_text(name, list, k, linked)
   local parts = {}
   for _, bl in ipairs(list) do
     if not bl.sections or k == nil or bl.sections[k] then parts[#parts + 1] = bl.text end
   end
   local text = table.concat(parts):gsub("^/%*.-%*/\n", "", 1)
+  if linked and k == 0 then return text end
   local used = {}
-  for m in text:gmatch(name .. "_data%.([%w_]+)") do used[m] = true end
+  if not linked then
+    for m in text:gmatch(name .. "_data%.([%w_]+)") do used[m] = true end
+  end
   return (EM.rewrite_data(text, name, function(m) return not used[m] and "(unread)" or nil end))
 end
 
 -- The units of a generated model: NAME_NSECTIONS K >= 1 in NAME.h means NAME.c compiled with -DMB_PART=k,
--- k = 1..K, gives K objects that together make the model; without it, one object. Returns a list of
--- { name = object file name, part = k or nil, size = bytes of its text }, each named after its key: hash(salt, NAME.h,
--- its text).
-function U.list(name, c_text, h_text, salt, hash)
+-- k = 1..K, gives K objects that together make the model, and linked (a build with -DMB_LINKED_DATA) adds section 0,
+-- the data table, when NAME.c has one; without K, one object. Returns a list of { name = object file name, part = k
+-- or nil, size = bytes of its text }, each named after its key: hash(salt, NAME.h, its text).
+function U.list(name, c_text, h_text, salt, hash, linked)
   local k = tonumber((h_text or ""):match("#define%s+" .. name .. "_NSECTIONS%s+(%d+)"))
   local list = blocks(c_text or "")
   local function key(text) return hash(table.concat({ "unit 1", salt, h_text or "", text }, "\0")):sub(1, 12) end
@@ -59,9 +62,10 @@ function U.list(name, c_text, h_text, salt, hash)
     end
     return units
   end
-  for i = 1, k do
-    local text = unit_text(name, list, i)
-    units[i] = { name = string.format("%s.p%d-%s.o", name, i, key(text)), part = i, size = #text }
+  local first = linked and EM.has_data(c_text, name) and 0 or 1
+  for i = first, k do
+    local text = unit_text(name, list, i, linked)
+    units[#units + 1] = { name = string.format("%s.p%d-%s.o", name, i, key(text)), part = i, size = #text }
   end
   return units
 end
