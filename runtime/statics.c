@@ -17,6 +17,7 @@ struct mb_static {
     double *r, *phi, *phiz, *ktw, *J, *b, *zt, *lt, *lam;
     mb_linalg *ws;
     double *work;           /* the model functions' workspace */
+    int fd;                 /* the tangent's z-block by central differences */
 };
 
 void mb_static_options_default(mb_static_options *o) {
@@ -24,6 +25,7 @@ void mb_static_options_default(mb_static_options *o) {
     o->step_tol = 1e-12;
     o->phi_tol = 1e-12;
     o->max_iter = 100;
+    o->fd_tangent = 0;
 }
 
 void mb_static_free(mb_static *s) {
@@ -50,13 +52,12 @@ mb_static *mb_static_create(const mb_model *m, const mb_static_options *o, char 
         mb_fail(err, errlen, MB_ERR_ARG, "static: no model");
         return NULL;
     }
-    if (!m->inverse_dynamics || !m->inverse_dynamics_dz) {
-        mb_fail(err, errlen, MB_ERR_MODEL, "static: model %s has no inverse_dynamics and inverse_dynamics_dz", m->name);
+    if (!m->inverse_dynamics) {
+        mb_fail(err, errlen, MB_ERR_MODEL, "static: model %s has no inverse_dynamics", m->name);
         return NULL;
     }
-    if (m->nc > 0 && (!m->constraints || !m->constraints_dz || !m->constraints_dz_tw_dz)) {
-        mb_fail(err, errlen, MB_ERR_MODEL, "static: model %s has loops but no constraints, constraints_dz and constraints_dz_tw_dz",
-                m->name);
+    if (m->nc > 0 && (!m->constraints || !m->constraints_dz)) {
+        mb_fail(err, errlen, MB_ERR_MODEL, "static: model %s has loops but no constraints and constraints_dz", m->name);
         return NULL;
     }
     mb_static *s = calloc(1, sizeof *s);
@@ -67,6 +68,7 @@ mb_static *mb_static_create(const mb_model *m, const mb_static_options *o, char 
     s->m = m;
     if (o) s->o = *o;
     else mb_static_options_default(&s->o);
+    s->fd = s->o.fd_tangent || !m->inverse_dynamics_dz || (m->nc > 0 && !m->constraints_dz_tw_dz);
     s->nz = m->nz;
     s->nc = m->nc;
     s->n = m->nz + m->nc;
@@ -116,6 +118,30 @@ static int residual(mb_static *s, double t, const double *z, const double *lambd
     return -1;
 }
 
+int mb_static_fd_tangent(const mb_static *s) { return s->fd; }
+
+/* d(r + Phi_z' lambda)/dz into s->ktw (column j: z_j) by central differences, the residual restored at z after:
+ * steps of eps^(1/3) relative (their truncation and rounding errors balance near 1e-10 relative). */
+static int tangent_fd(mb_static *s, double t, const double *z, const double *lam, const double *u, const double *p) {
+    const int nz = s->nz;
+    double *zp = s->zt;
+    memcpy(zp, z, (size_t)nz * sizeof *zp);
+    for (int j = 0; j < nz; ++j) {
+        const double h = 6e-6 * (1 + fabs(z[j]));
+        double *col = s->ktw + (size_t)j * nz;
+        zp[j] = z[j] + h;
+        const double up = zp[j];
+        if (residual(s, t, zp, lam, u, p) >= 0) return j;
+        memcpy(col, s->r, (size_t)nz * sizeof *col);
+        zp[j] = z[j] - h;
+        const double down = zp[j];
+        if (residual(s, t, zp, lam, u, p) >= 0) return j;
+        for (int i = 0; i < nz; ++i) col[i] = (col[i] - s->r[i]) / (up - down);
+        zp[j] = z[j];
+    }
+    return residual(s, t, z, lam, u, p);
+}
+
 static double norm2(int n, const double *v) {
     double x = 0;
     for (int i = 0; i < n; ++i) x += v[i] * v[i];
@@ -143,12 +169,19 @@ int mb_static_solve(mb_static *s, double t, double *z, double *lambda, const dou
             res[1] = pmax;
         }
         /* Tangent [dr/dz + d(Phi_z' lambda)/dz, Phi_z'; Phi_z, 0] at the current iterate. */
-        mb_args a = { t, z, s->zero, s->zero, u, p, lam };
-        m->inverse_dynamics_dz(&a, s->ktw, s->work);
-        if (nc > 0) {
-            double *k2 = s->J; /* scratch: d(Phi_z' lambda)/dz, then the tangent is rebuilt below */
-            m->constraints_dz_tw_dz(&a, k2, s->work);
-            for (size_t q = 0; q < (size_t)nz * nz; ++q) s->ktw[q] += k2[q];
+        if (s->fd) {
+            int bad_fd = tangent_fd(s, t, z, lam, u, p);
+            if (bad_fd >= 0)
+                return mb_fail(err, errlen, MB_ERR_NAN, "static: the residual is not finite near %s (central differences)",
+                               bad_fd < nz ? m->z_names[bad_fd] : "a constraint");
+        } else {
+            mb_args a = { t, z, s->zero, s->zero, u, p, lam };
+            m->inverse_dynamics_dz(&a, s->ktw, s->work);
+            if (nc > 0) {
+                double *k2 = s->J; /* scratch: d(Phi_z' lambda)/dz, then the tangent is rebuilt below */
+                m->constraints_dz_tw_dz(&a, k2, s->work);
+                for (size_t q = 0; q < (size_t)nz * nz; ++q) s->ktw[q] += k2[q];
+            }
         }
         if (it == 0) kscale = fmax(1, maxabs(nz * nz, s->ktw));
         /* The constraint block is scaled by kscale (unknowns dz and dlambda / kscale, rows kscale Phi): a stiff

@@ -11,6 +11,7 @@ typedef struct {
     double step_tol;   /* ... and max|dz| <= step_tol (1 + max|z|) (1e-12) */
     double phi_tol;    /* ... and max|Phi| <= phi_tol (1e-12) */
     int max_iter;      /* Newton iterations (100) */
+    int fd_tangent;    /* 1: the tangent by central differences even when the model has its derivatives (0) */
 } mb_static_options;
 
 void mb_static_options_default(mb_static_options *o);
@@ -28,10 +29,16 @@ void mb_static_free(mb_static *s);
  * Each step is the minimum-norm least-squares solution (mb_lstsq), so the neutral directions of a
  * vehicle at rest (its place and heading on a level road, the wheels' spin angles) keep their start
  * values instead of making the tangent singular; a step that does not reduce the residual is halved.
- * Needs inverse_dynamics and inverse_dynamics_dz, and with loops constraints, constraints_dz and
- * constraints_dz_tw_dz (checked at create). Start with the tyres touching the road: a wheel in the air has no stiffness.
+ * Needs inverse_dynamics, and with loops constraints and constraints_dz (checked at create). The tangent's
+ * z-block is the generated inverse_dynamics_dz (+ constraints_dz_tw_dz) when the model has them, else central
+ * differences of r + Phi_z' lambda (2 nz residuals per iteration): mbgen run's Matrix R set leaves them out, half
+ * of a vehicle's C for a few iterations at the start, and the equilibrium is the residual's zero either way.
+ * Start with the tyres touching the road: a wheel in the air has no stiffness.
  * iters and residual (the final max|r + Phi_z' lambda|, max|Phi|) may be NULL. Returns MB_OK or an error code
  * with a message that names the largest residual's coordinate or constraint. */
+/* Whether the tangent is taken by central differences (the model lacks its derivatives, or fd_tangent). */
+int mb_static_fd_tangent(const mb_static *s);
+
 int mb_static_solve(mb_static *s, double t, double *z, double *lambda, const double *u, const double *p,
                     int *iters, double residual[2], char *err, size_t errlen);
 

@@ -30,12 +30,15 @@ end
 
 -- `mbgen run` of Matrix R with an explicit integrator (rk4, dopri5), the vehicles' runs: the run set without the
 -- functions only the other formulations call (forward_dynamics for the tree formulation's --forward-dynamics, the
--- tree tangent and its Jacobian inverse_dynamics_dzd for the implicit rules and al3). The sedan's C is a third
--- smaller, and a fresh `make run` generates and compiles only this. Its driver refuses another formulation with
--- the missing function's name; `mbgen run --formulation ...` builds that formulation's set.
+-- tree tangent and the Jacobians inverse_dynamics_dz and _dzd for the implicit rules and al3), and without
+-- constraints_dz_tw_dz: --static then takes its few Newton tangents by central differences (statics.c). The
+-- sedan's C is half as long (1.3 MB; inverse_dynamics_dz alone was 1.0 MB of 2.7), and a fresh `make run`
+-- generates and compiles only this. Its driver refuses another formulation with the missing function's name;
+-- `mbgen run --formulation ...` builds that formulation's set.
 M.run_matrix_r = {}
 do
-  local other = { forward_dynamics = true, inverse_dynamics_dzd = true, inverse_dynamics_tangent = true }
+  local other = { forward_dynamics = true, inverse_dynamics_dz = true, inverse_dynamics_dzd = true,
+    inverse_dynamics_tangent = true, constraints_dz_tw_dz = true }
   for _, name in ipairs(M.run) do
     if not other[name] then M.run_matrix_r[#M.run_matrix_r + 1] = name end
   end

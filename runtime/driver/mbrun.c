@@ -116,8 +116,8 @@ static int static_start(mb_sim *s, int quiet) {
         goto done;
     }
     if (!quiet) {
-        printf("static equilibrium: %d Newton iterations, max|force residual| %.3g, max|Phi| %.3g\n", iters, res[0],
-               res[1]);
+        printf("static equilibrium: %d Newton iterations, max|force residual| %.3g, max|Phi| %.3g, tangent %s\n", iters,
+               res[0], res[1], mb_static_fd_tangent(st) ? "by central differences" : "generated");
         double mass = NAN, g = sqrt(m->gravity[0] * m->gravity[0] + m->gravity[1] * m->gravity[1] +
                                     m->gravity[2] * m->gravity[2]);
         if (m->total_mass) {
