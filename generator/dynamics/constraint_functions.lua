@@ -143,6 +143,7 @@ function M.equations(tree, built)
 end
 
 function M.build(tree, built)
+  local want = built.want
   local cons = tree.constraints or {}
   if #cons == 0 then return {} end
   local syms, kin, ps = built.symbols, built.kin, built.psyms or {}
@@ -177,7 +178,7 @@ function M.build(tree, built)
   for i = 1, nc do phit[i] = D.derivative(phi[i], syms.t) end
   add("constraints", nc, 1, phi, false)
   add("constraints_dz", nc, n, flat(Jz, nc, n), true)
-  if #ps > 0 then add("constraints_dp", nc, #ps, flat(D.jacobian(phi, ps), nc, #ps), true) end
+  if #ps > 0 and want("constraints_dp") then add("constraints_dp", nc, #ps, flat(D.jacobian(phi, ps), nc, #ps), true) end
   add("constraints_dt", nc, 1, phit, false)
   -- A drive row z_k - f(t, ...) and a general coordinate's row h(z, rho) - q: the bias d/dt (Phi_z zd + Phi_t)
   -- at zdd = 0 is small node by node.
@@ -197,15 +198,17 @@ function M.build(tree, built)
     end
   end
   add("constraint_bias", nc, 1, bias, false)
-  add("constraint_bias_dz", nc, n, flat(D.jacobian(bias, syms.z), nc, n), true)
-  add("constraint_bias_dzd", nc, n, flat(D.jacobian(bias, syms.zd), nc, n), true)
-  if #ps > 0 then add("constraint_bias_dp", nc, #ps, flat(D.jacobian(bias, ps), nc, #ps), true) end
+  if want("constraint_bias_dz") then add("constraint_bias_dz", nc, n, flat(D.jacobian(bias, syms.z), nc, n), true) end
+  if want("constraint_bias_dzd") then add("constraint_bias_dzd", nc, n, flat(D.jacobian(bias, syms.zd), nc, n), true) end
+  if #ps > 0 and want("constraint_bias_dp") then
+    add("constraint_bias_dp", nc, #ps, flat(D.jacobian(bias, ps), nc, #ps), true)
+  end
   -- d(Phi_z' w)/dz with w the run-time weights (multipliers); Phi_z' w is the gradient of w . Phi, which
   -- reverse mode builds with the kinematics shared instead of nc rows of Phi_z.
   local wphi = {}
   for i = 1, nc do wphi[i] = phi[i] * E.symbol("w", i - 1, "w" .. i) end
   local tw = D.gradient(E.sum(wphi), syms.z)
-  add("constraints_dz_tw_dz", n, n, flat(D.jacobian(tw, syms.z), n, n), true)
+  if want("constraints_dz_tw_dz") then add("constraints_dz_tw_dz", n, n, flat(D.jacobian(tw, syms.z), n, n), true) end
   -- For the sensitivity functions (constraint_sensitivity.lua): Phi_z zd + Phi_t, Phi_z zdd and Phi_z' w.
   fns.velocity, fns.acceleration, fns.reaction = vel, accz, tw
   fns.initial_h = initial_h(tree, phi, vel)

@@ -42,12 +42,13 @@ function M.build(tree, built, cfns)
   local function add(name, rows, cols, exprs)
     fns[#fns + 1] = { name = name, rows = rows, cols = cols, exprs = exprs, matrix = true }
   end
-  add("constraint_vel_dz", nc, n, flat(D.jacobian(vel, syms.z), nc, n))
-  add("constraint_acc_dz", nc, n, flat(D.jacobian(acc, syms.z), nc, n))
+  local want = built.want
+  if want("constraint_vel_dz") then add("constraint_vel_dz", nc, n, flat(D.jacobian(vel, syms.z), nc, n)) end
+  if want("constraint_acc_dz") then add("constraint_acc_dz", nc, n, flat(D.jacobian(acc, syms.z), nc, n)) end
   if #ps > 0 then
-    add("constraint_vel_dp", nc, #ps, flat(D.jacobian(vel, ps), nc, #ps))
-    add("constraint_acc_dp", nc, #ps, flat(D.jacobian(acc, ps), nc, #ps))
-    add("constraints_dz_tw_dp", n, #ps, flat(D.jacobian(tw, ps), n, #ps))
+    if want("constraint_vel_dp") then add("constraint_vel_dp", nc, #ps, flat(D.jacobian(vel, ps), nc, #ps)) end
+    if want("constraint_acc_dp") then add("constraint_acc_dp", nc, #ps, flat(D.jacobian(acc, ps), nc, #ps)) end
+    if want("constraints_dz_tw_dp") then add("constraints_dz_tw_dp", n, #ps, flat(D.jacobian(tw, ps), n, #ps)) end
   end
   return fns
 end

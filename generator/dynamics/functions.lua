@@ -39,7 +39,10 @@ end
 -- emitter prints is here.
 function F.build(tree, opts)
   DATA.bind(tree)
-  local built = TF.build(tree)
+  local only = opts and opts.functions
+  local wanted = {}
+  for _, nm in ipairs(only or {}) do wanted[nm] = true end
+  local built = TF.build(tree, only and function(nm) return wanted[nm] == true end)
   local fns, byname = built.functions, {}
   local cfns = CF.build(tree, built)
   for _, f in ipairs(cfns) do fns[#fns + 1] = f end

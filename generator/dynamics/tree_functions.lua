@@ -188,7 +188,14 @@ local FS_FORMS = {
 }
 
 -- Builds { list of { name, rows, cols, exprs } } plus helpers for the forward-dynamics derivatives.
-function T.build(tree)
+-- want(name): whether the job needs that function (default: all); the expressions of the others are not built, and
+-- a derivative no wanted function reads is not taken (a vehicle's run set builds in half the time).
+function T.build(tree, want)
+  want = want or function() return true end
+  local function any(...)
+    for _, name in ipairs { ... } do if want(name) then return true end end
+    return false
+  end
   local n = #tree.bodies
   local syms = K.symbols(tree)
   local psyms = {}
@@ -200,7 +207,14 @@ function T.build(tree)
   local st0 = R.forward(tree, kin, syms.zd, nil)
   local ap = AP.build(tree, kin, st0, syms)
   local Qapp = AP.generalized(tree, kin, ap)
-  local dQz, dQzd = jac_table(Qapp, syms.z), jac_table(Qapp, syms.zd)
+  -- The residual's Jacobians, wanted for themselves, the tree tangent and the forward-dynamics derivatives.
+  local open = true
+  for _, c in ipairs(tree.constraints or {}) do if c.kind ~= "rod" then open = false end end
+  local jacobians = any("inverse_dynamics_dz", "inverse_dynamics_dzd", "inverse_dynamics_tangent", "inverse_dynamics_dp",
+    "forward_dynamics_dz", "forward_dynamics_dzd", "forward_dynamics_dp") or open and any("inverse_dynamics_dy",
+    "forward_dynamics_dy")
+  local dQz, dQzd
+  if jacobians then dQz, dQzd = jac_table(Qapp, syms.z), jac_table(Qapp, syms.zd) end
   for k = 1, n do Qapp[k] = E.lift(Qapp[k]) end
 
   -- Massive rods (seeds/002.md §2.1): forces on the end bodies that depend on the accelerations, outside the
@@ -211,7 +225,8 @@ function T.build(tree)
     Qrod = AP.generalized(tree, kin, RODS.build(tree, kin, R.forward(tree, kin, syms.zd, syms.zdd)))
     rods0 = RODS.build(tree, kin, st0)
     Qrod0 = AP.generalized(tree, kin, rods0)
-    dRz, dRzd, dRzdd = jac_table(Qrod, syms.z), jac_table(Qrod, syms.zd), jac_table(Qrod, syms.zdd)
+    dRzdd = jac_table(Qrod, syms.zdd)
+    if jacobians then dRz, dRzd = jac_table(Qrod, syms.z), jac_table(Qrod, syms.zd) end
   end
 
   local fns = {}
@@ -249,8 +264,8 @@ function T.build(tree)
     -- r - M_rod (zdd - zhat) (matrix_r_tangent.c), whose z- and p-derivatives lose these terms.
     for _, f in ipairs { { "rod_inertia", inertia }, { "rod_inertia_cross", cross } } do
       local name, Qr = f[1], f[2]
-      add(name .. "_dz", n, n, flat(jac_table(Qr, syms.z), n, n), { matrix = true })
-      local dp = jac_table(Qr, psyms)
+      if want(name .. "_dz") then add(name .. "_dz", n, n, flat(jac_table(Qr, syms.z), n, n), { matrix = true }) end
+      local dp = want(name .. "_dp") and jac_table(Qr, psyms)
       if dp then add(name .. "_dp", n, #psyms, flat(dp, n, #psyms), { matrix = true }) end
     end
   end
@@ -270,25 +285,27 @@ function T.build(tree)
     for k = 1, n do Qall[k] = Qapp[k] + Qrod[k] end
     dQz_all, dQzd_all = add_tables(dQz, dRz, n), add_tables(dQzd, dRzd, n)
   end
-  local r, dz, dzd, st, F = residual_with_jacobians(tree, kin, IC, anc, syms, syms.zdd, Qall, dQz_all, dQzd_all)
   -- The residual itself by the body-frame recursion, the cheap form when the Jacobians are not wanted with it.
   for k = 1, n do r_ne[k] = r_ne[k] - Qall[k] end
   add("inverse_dynamics", n, 1, r_ne)
-  add("inverse_dynamics_dz", n, n, flat(dz, n, n), { matrix = true })
-  add("inverse_dynamics_dzd", n, n, flat(dzd, n, n), { matrix = true })
-  -- Open trees (whose sensitivities and Newton steps want both Jacobians at once) also get them fused: the
-  -- recursion's per-body work once for both halves. Closed loops take their derivatives through Matrix R.
-  local open = true
-  for _, c in ipairs(tree.constraints or {}) do if c.kind ~= "rod" then open = false end end
-  if open then add("inverse_dynamics_dy", n, 2 * n, flat(side_by_side(dz, dzd, n), n, 2 * n), { matrix = true }) end
-  add("inverse_dynamics_tangent", n, n, flat(tangent(tree, kin, IC, anc, st, F, dQz_all, dQzd_all, dRzdd), n, n),
-    { matrix = true })
-  local dp = jac_table(r, psyms)
-  if dp then add("inverse_dynamics_dp", n, #psyms, flat(dp, n, #psyms), { matrix = true }) end
+  if jacobians then
+    local r, dz, dzd, st, F = residual_with_jacobians(tree, kin, IC, anc, syms, syms.zdd, Qall, dQz_all, dQzd_all)
+    add("inverse_dynamics_dz", n, n, flat(dz, n, n), { matrix = true })
+    add("inverse_dynamics_dzd", n, n, flat(dzd, n, n), { matrix = true })
+    -- Open trees (whose sensitivities and Newton steps want both Jacobians at once) also get them fused: the
+    -- recursion's per-body work once for both halves. Closed loops take their derivatives through Matrix R.
+    if open then add("inverse_dynamics_dy", n, 2 * n, flat(side_by_side(dz, dzd, n), n, 2 * n), { matrix = true }) end
+    if want("inverse_dynamics_tangent") then
+      add("inverse_dynamics_tangent", n, n, flat(tangent(tree, kin, IC, anc, st, F, dQz_all, dQzd_all, dRzdd), n, n),
+        { matrix = true })
+    end
+    local dp = want("inverse_dynamics_dp") and jac_table(r, psyms)
+    if dp then add("inverse_dynamics_dp", n, #psyms, flat(dp, n, #psyms), { matrix = true }) end
+  end
   -- The residual's directional derivatives at fixed zdd, one body-frame recursion differentiated per parameter:
   -- the right-hand side of the trapezoidal rule's sensitivity equations without ∂r/∂y (O(n) per parameter).
   -- Only sensitivities call them: a model without design parameters has none.
-  local sens = open and #psyms > 0
+  local sens = open and #psyms > 0 and any("inverse_dynamics_sens", "forward_dynamics_sens")
   local seeds = sens and sensitivity_seeds(tree, syms, psyms)
   local r_tangents = sens and Dsym.tangents(r_ne, seeds)
   if sens then add("inverse_dynamics_sens", n, 1 + #psyms, columns(r_ne, r_tangents)) end
@@ -313,7 +330,7 @@ function T.build(tree)
   end
   if #pts > 0 then
     add("points", #pts, 1, pts)
-    add("points_dz", #pts, n, flat(pts_dz, #pts, n), { matrix = true })
+    if want("points_dz") then add("points_dz", #pts, n, flat(pts_dz, #pts, n), { matrix = true }) end
   end
 
   -- The total mass (bodies and rods), a function of the design parameters: the weight that the static
@@ -355,6 +372,13 @@ function T.build(tree)
     for k = 1, n do negQ[k] = { -Q[k] } end
     add("forward_dynamics", n, 1, solve_rhs(negQ, 1), { solve = true })
     tree.kernels = describe(levels, about_origin, "M (with the rods' masses) solved by the file's loop", nil)
+  elseif not any("forward_dynamics", "forward_dynamics_dz", "forward_dynamics_dzd", "forward_dynamics_dy",
+      "forward_dynamics_dp", "forward_dynamics_sens") then
+    tree.kernels = describe(levels, about_origin, "not built: the job calls no forward dynamics", nil)
+  elseif not jacobians and not (sens and want("forward_dynamics_sens")) then
+    local zdd_fd, fd_form = T.forward_dynamics(tree, kin, syms.zd, ap, M, Q)
+    add("forward_dynamics", n, 1, zdd_fd)
+    tree.kernels = describe(levels, about_origin, fd_form, nil)
   else
     local zdd_fd, fd_form = T.forward_dynamics(tree, kin, syms.zd, ap, M, Q)
     add("forward_dynamics", n, 1, zdd_fd)
@@ -419,7 +443,7 @@ function T.build(tree)
 
   -- The pieces other function builders (constraints, objectives) reuse: one DAG, one kinematics.
   return { functions = fns, symbols = syms, psyms = psyms, kin = kin, state = st0, anc = anc, mass = M,
-           applied = ap }
+           applied = ap, want = want }
 end
 
 return T
