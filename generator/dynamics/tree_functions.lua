@@ -210,9 +210,10 @@ function T.build(tree, want)
   -- The residual's Jacobians, wanted for themselves, the tree tangent and the forward-dynamics derivatives.
   local open = true
   for _, c in ipairs(tree.constraints or {}) do if c.kind ~= "rod" then open = false end end
-  local jacobians = any("inverse_dynamics_dz", "inverse_dynamics_dzd", "inverse_dynamics_tangent", "inverse_dynamics_dp",
-    "forward_dynamics_dz", "forward_dynamics_dzd", "forward_dynamics_dp") or open and any("inverse_dynamics_dy",
-    "forward_dynamics_dy")
+  local fd_derivatives = any("forward_dynamics_dz", "forward_dynamics_dzd", "forward_dynamics_dp", "forward_dynamics_sens")
+    or open and any("forward_dynamics_dy")
+  local jacobians = fd_derivatives or any("inverse_dynamics_dz", "inverse_dynamics_dzd", "inverse_dynamics_tangent",
+    "inverse_dynamics_dp") or open and any("inverse_dynamics_dy")
   local dQz, dQzd
   if jacobians then dQz, dQzd = jac_table(Qapp, syms.z), jac_table(Qapp, syms.zd) end
   for k = 1, n do Qapp[k] = E.lift(Qapp[k]) end
@@ -375,7 +376,7 @@ function T.build(tree, want)
   elseif not any("forward_dynamics", "forward_dynamics_dz", "forward_dynamics_dzd", "forward_dynamics_dy",
       "forward_dynamics_dp", "forward_dynamics_sens") then
     tree.kernels = describe(levels, about_origin, "not built: the job calls no forward dynamics", nil)
-  elseif not jacobians and not (sens and want("forward_dynamics_sens")) then
+  elseif not fd_derivatives then
     local zdd_fd, fd_form = T.forward_dynamics(tree, kin, syms.zd, ap, M, Q)
     add("forward_dynamics", n, 1, zdd_fd)
     tree.kernels = describe(levels, about_origin, fd_form, nil)
