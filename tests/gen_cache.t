@@ -83,6 +83,13 @@ gen, comp = built(outm)
 tap.ok(okm and patched(outm) and not gen and comp, "a mass edited: the data is updated and its unit compiled, no generation")
 tap.ok(xm and math.abs(xm - 0.1 * math.cos(math.sqrt(100 / 2) * 0.5)) < 1e-6,
   "and the run has the new mass: x(0.5) = 0.1 cos(sqrt(50) t): " .. tostring(xm))
+-- The edit undone: the first version's manifest is still there, but the folder holds the edited version's files.
+H.write(model, MODEL)
+local okb, outb, xb = run()
+gen, comp = built(outb)
+tap.ok(okb and outb:match("the files in its folder are another version's") and not outb:match("damaged") and not gen
+  and not comp and xb == x, "the edit undone: the folder's files are another version's, not damaged; nothing is compiled")
+H.write(model, (MODEL:gsub('mass = 1,', 'mass = 2,')))
 run("-q --out '" .. tmp .. "/patched.csv'")
 local okf, outf = run("--out '" .. tmp .. "/fresh.csv'", "MBGEN_CACHE_SALT=gen_cache_fresh")
 local tp, tf = H.read(tmp .. "/patched.csv"), H.read(tmp .. "/fresh.csv")

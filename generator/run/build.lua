@@ -281,16 +281,28 @@ function B.executable(opts)
   -- What the manifest promises, checked against the bytes on disk.
   local man = read_manifest(mpath, key)
   local files_ok = man ~= nil
-  local objects, good, damaged = {}, {}, {}
+  local objects, good, damaged, replaced = {}, {}, {}, false
+  local others
   if man then
     for _, f in ipairs(man.files) do
-      if file_hash(dir .. "/" .. f.name) ~= f.hash then files_ok = false; damaged[#damaged + 1] = f.name end
+      local h = file_hash(dir .. "/" .. f.name)
+      if h ~= f.hash then
+        files_ok = false
+        -- The common case: a build of another version of the model (an edit, since undone) wrote its files here.
+        others = others or manifests(dir, name)
+        local theirs = false
+        for _, m in ipairs(others) do
+          for _, g in ipairs(m.files) do theirs = theirs or (g.name == f.name and g.hash == h) end
+        end
+        if theirs then replaced = true else damaged[#damaged + 1] = f.name end
+      end
     end
     for _, o in ipairs(man.objects) do
       objects[#objects + 1] = { name = o.name, part = tonumber(o.name:match("%.p(%d+)%-")), hash = o.hash }
       if file_hash(dir .. "/" .. o.name) == o.hash then good[o.name] = true else damaged[#damaged + 1] = o.name end
     end
-    if #damaged > 0 then say(string.format("rebuilding %s: %s missing or damaged", name, table.concat(damaged, ", "))) end
+    if #damaged > 0 then say(string.format("rebuilding %s: %s missing or damaged", name, table.concat(damaged, ", ")))
+    elseif replaced then say(string.format("%s: the files in its folder are another version's; writing this one's again", name)) end
   end
 
   local fhashes = {}
@@ -300,7 +312,7 @@ function B.executable(opts)
   if not man or not files_ok then
     -- A build of the same structure (only the data table's values differ) gives the files without the emitter.
     local files, nfunctions
-    local others = manifests(dir, name)
+    others = others or manifests(dir, name)
     if opts.structure and opts.patch then
       for _, m in ipairs(others) do
         if m.structure == opts.structure then
