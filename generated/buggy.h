@@ -15,23 +15,23 @@
 extern const mb_model buggy_model;
 
 int buggy_mass(const mb_args *a, mb_real *out, mb_real *work);
-#define buggy_mass_NWORK 553
+#define buggy_mass_NWORK 386
 int buggy_forces(const mb_args *a, mb_real *out, mb_real *work);
-#define buggy_forces_NWORK 718
+#define buggy_forces_NWORK 656
 int buggy_forces_nc(const mb_args *a, mb_real *out, mb_real *work);
 #define buggy_forces_nc_NWORK 224
 int buggy_inverse_dynamics(const mb_args *a, mb_real *out, mb_real *work);
-#define buggy_inverse_dynamics_NWORK 690
+#define buggy_inverse_dynamics_NWORK 651
 int buggy_inverse_dynamics_dz(const mb_args *a, mb_real *out, mb_real *work);
-#define buggy_inverse_dynamics_dz_NWORK 3778
+#define buggy_inverse_dynamics_dz_NWORK 3721
 int buggy_inverse_dynamics_dzd(const mb_args *a, mb_real *out, mb_real *work);
-#define buggy_inverse_dynamics_dzd_NWORK 1899
+#define buggy_inverse_dynamics_dzd_NWORK 1817
 int buggy_inverse_dynamics_tangent(const mb_args *a, mb_real *out, mb_real *work);
-#define buggy_inverse_dynamics_tangent_NWORK 4551
+#define buggy_inverse_dynamics_tangent_NWORK 4504
 int buggy_inverse_dynamics_dp(const mb_args *a, mb_real *out, mb_real *work);
 #define buggy_inverse_dynamics_dp_NWORK 0
 int buggy_energy(const mb_args *a, mb_real *out, mb_real *work);
-#define buggy_energy_NWORK 235
+#define buggy_energy_NWORK 195
 int buggy_points(const mb_args *a, mb_real *out, mb_real *work);
 #define buggy_points_NWORK 0
 int buggy_points_dz(const mb_args *a, mb_real *out, mb_real *work);
@@ -41,13 +41,13 @@ int buggy_total_mass(const mb_args *a, mb_real *out, mb_real *work);
 int buggy_tyres(const mb_args *a, mb_real *out, mb_real *work);
 #define buggy_tyres_NWORK 17
 int buggy_forward_dynamics(const mb_args *a, mb_real *out, mb_real *work);
-#define buggy_forward_dynamics_NWORK 1462
+#define buggy_forward_dynamics_NWORK 1133
 int buggy_forward_dynamics_dz(const mb_args *a, mb_real *out, mb_real *work);
-#define buggy_forward_dynamics_dz_NWORK 8103
+#define buggy_forward_dynamics_dz_NWORK 8048
 int buggy_forward_dynamics_dzd(const mb_args *a, mb_real *out, mb_real *work);
-#define buggy_forward_dynamics_dzd_NWORK 4531
+#define buggy_forward_dynamics_dzd_NWORK 4404
 int buggy_forward_dynamics_dp(const mb_args *a, mb_real *out, mb_real *work);
-#define buggy_forward_dynamics_dp_NWORK 3337
+#define buggy_forward_dynamics_dp_NWORK 3186
 int buggy_constraints(const mb_args *a, mb_real *out, mb_real *work);
 #define buggy_constraints_NWORK 0
 int buggy_constraints_dz(const mb_args *a, mb_real *out, mb_real *work);
@@ -86,9 +86,9 @@ void buggy_matrix_r_dependent_solve(const mb_real *X, const mb_real *b, mb_real 
 void buggy_matrix_r_dependent_R(const mb_real *X, const mb_real *J, mb_real *R);
 
 /* The largest workspace of any function above, in mb_reals. */
-#define buggy_NWORK 8103
+#define buggy_NWORK 8048
 /* buggy.c compiles whole, or section by section with -DMB_PART=1..buggy_NSECTIONS
  * (and -DMB_PART=0, the data table's values, when built with -DMB_LINKED_DATA). */
-#define buggy_NSECTIONS 22
+#define buggy_NSECTIONS 27
 
 #endif

@@ -285,7 +285,13 @@ local function schedule(roots, sparse, compact, pivots)
       local n = seg[k]
       if n.args and not done[n] then
         local op = n.op
-        if op == "sin" or op == "cos" then
+        if n.mask == 0 then
+          -- Of model data only: written out at each use, where the compiler folds it as it folds a literal, never
+          -- a temporary that a later part would load from work[].
+          local f, ua, prec = build(n)
+          inl[n], inl_prec[n], inl_cost[n], inl_a[n] = f, prec, 0, ua
+          done[n] = true
+        elseif op == "sin" or op == "cos" then
           local pair = trig[n.args[1]]
           if pair.sin then define(pair.sin) end
           if pair.cos then define(pair.cos) end
