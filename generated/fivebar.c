@@ -181,26 +181,28 @@ static int fivebar_solve_ltdl(int n, mb_real *M, mb_real *B, int m)
 int fivebar_mass(const mb_args *a, mb_real *out, mb_real *work)
 {
     (void)work;
+    const mb_real tc9718f = fivebar_data.bar2_I_zz + fivebar_data.bar2_com_x*fivebar_data.bar2_com_x*fivebar_data.bar2_mass;
+    const mb_real t551e0c = fivebar_data.bar3_I_zz + fivebar_data.bar3_mass*fivebar_data.bar3_com_x*fivebar_data.bar3_com_x;
     const mb_real c1 = MB_COS(a->z[1]);
-    out[0] = fivebar_data.bar1_I_zz + a->p[4]*a->p[4]*a->p[3] + (fivebar_data.bar2_I_zz + fivebar_data.bar2_com_x*fivebar_data.bar2_com_x*fivebar_data.bar2_mass + (fivebar_data.bar2_mass*a->p[0]*a->p[0] + 2.0*fivebar_data.bar2_com_x*fivebar_data.bar2_mass*a->p[0]*c1));
-    const mb_real t13248d = fivebar_data.bar2_I_zz + fivebar_data.bar2_com_x*fivebar_data.bar2_com_x*fivebar_data.bar2_mass + fivebar_data.bar2_com_x*fivebar_data.bar2_mass*a->p[0]*c1;
+    out[0] = fivebar_data.bar1_I_zz + a->p[4]*a->p[4]*a->p[3] + (tc9718f + (fivebar_data.bar2_mass*a->p[0]*a->p[0] + 2.0*fivebar_data.bar2_com_x*fivebar_data.bar2_mass*a->p[0]*c1));
+    const mb_real t13248d = tc9718f + fivebar_data.bar2_com_x*fivebar_data.bar2_mass*a->p[0]*c1;
     out[1] = t13248d;
     out[2] = 0.0;
     out[3] = 0.0;
     out[4] = t13248d;
-    out[5] = fivebar_data.bar2_I_zz + fivebar_data.bar2_com_x*fivebar_data.bar2_com_x*fivebar_data.bar2_mass;
+    out[5] = tc9718f;
     out[6] = 0.0;
     out[7] = 0.0;
     out[8] = 0.0;
     out[9] = 0.0;
     const mb_real c3 = MB_COS(a->z[3]);
-    out[10] = fivebar_data.bar4_I_zz + fivebar_data.bar4_com_x*fivebar_data.bar4_com_x*fivebar_data.bar4_mass + (fivebar_data.bar3_I_zz + fivebar_data.bar3_mass*fivebar_data.bar3_com_x*fivebar_data.bar3_com_x + (0.09*fivebar_data.bar3_mass + 0.6*fivebar_data.bar3_mass*fivebar_data.bar3_com_x*c3));
-    const mb_real t2c17a5 = fivebar_data.bar3_I_zz + fivebar_data.bar3_mass*fivebar_data.bar3_com_x*fivebar_data.bar3_com_x + 0.3*fivebar_data.bar3_mass*fivebar_data.bar3_com_x*c3;
+    out[10] = fivebar_data.bar4_I_zz + fivebar_data.bar4_com_x*fivebar_data.bar4_com_x*fivebar_data.bar4_mass + (t551e0c + (0.09*fivebar_data.bar3_mass + 0.6*fivebar_data.bar3_mass*fivebar_data.bar3_com_x*c3));
+    const mb_real t2c17a5 = t551e0c + 0.3*fivebar_data.bar3_mass*fivebar_data.bar3_com_x*c3;
     out[11] = t2c17a5;
     out[12] = 0.0;
     out[13] = 0.0;
     out[14] = t2c17a5;
-    out[15] = fivebar_data.bar3_I_zz + fivebar_data.bar3_mass*fivebar_data.bar3_com_x*fivebar_data.bar3_com_x;
+    out[15] = t551e0c;
     return MB_FN_OK;
 }
 
@@ -741,12 +743,14 @@ int fivebar_total_mass(const mb_args *a, mb_real *out, mb_real *work)
 int fivebar_forward_dynamics(const mb_args *a, mb_real *out, mb_real *work)
 {
     (void)work;
+    const mb_real tc9718f = fivebar_data.bar2_I_zz + fivebar_data.bar2_com_x*fivebar_data.bar2_com_x*fivebar_data.bar2_mass;
+    const mb_real t551e0c = fivebar_data.bar3_I_zz + fivebar_data.bar3_mass*fivebar_data.bar3_com_x*fivebar_data.bar3_com_x;
     const mb_real s1 = MB_SIN(a->z[1]);
     const mb_real c1 = MB_COS(a->z[1]);
-    const mb_real t13248d = fivebar_data.bar2_I_zz + fivebar_data.bar2_com_x*fivebar_data.bar2_com_x*fivebar_data.bar2_mass + fivebar_data.bar2_com_x*fivebar_data.bar2_mass*a->p[0]*c1;
-    const mb_real ted637c = t13248d/(fivebar_data.bar2_I_zz + fivebar_data.bar2_com_x*fivebar_data.bar2_com_x*fivebar_data.bar2_mass);
+    const mb_real t13248d = tc9718f + fivebar_data.bar2_com_x*fivebar_data.bar2_mass*a->p[0]*c1;
+    const mb_real ted637c = t13248d/tc9718f;
     const mb_real ltl_L_J1_J0 = ted637c;
-    const mb_real ltl_D_J0 = fivebar_data.bar1_I_zz + a->p[4]*a->p[4]*a->p[3] + (fivebar_data.bar2_I_zz + fivebar_data.bar2_com_x*fivebar_data.bar2_com_x*fivebar_data.bar2_mass + (fivebar_data.bar2_mass*a->p[0]*a->p[0] + 2.0*fivebar_data.bar2_com_x*fivebar_data.bar2_mass*a->p[0]*c1)) - ted637c*t13248d;
+    const mb_real ltl_D_J0 = fivebar_data.bar1_I_zz + a->p[4]*a->p[4]*a->p[3] + (tc9718f + (fivebar_data.bar2_mass*a->p[0]*a->p[0] + 2.0*fivebar_data.bar2_com_x*fivebar_data.bar2_mass*a->p[0]*c1)) - ted637c*t13248d;
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
     const mb_real t856e01 = -(a->zd[0]*a->zd[0]*a->p[0]) + 9.81*s0;
@@ -768,14 +772,14 @@ int fivebar_forward_dynamics(const mb_args *a, mb_real *out, mb_real *work)
     const mb_real zdd_y_J0 = t633832 - (9.81*a->p[4]*a->p[3]*c0 + (t4f53d3 + a->p[0]*(fivebar_data.bar2_mass*c1*t9e7874 + fivebar_data.bar2_mass*s1*(-fivebar_data.bar2_com_x*t8a7201*t8a7201 + (t856e01*c1 + 9.81*c0*s1))))) - zdd_y_J1*ltl_L_J1_J0;
     const mb_real zdd_J0 = zdd_y_J0/ltl_D_J0;
     out[0] = zdd_J0;
-    const mb_real zdd_J1 = -(zdd_J0*ltl_L_J1_J0) + zdd_y_J1/(fivebar_data.bar2_I_zz + fivebar_data.bar2_com_x*fivebar_data.bar2_com_x*fivebar_data.bar2_mass);
+    const mb_real zdd_J1 = -(zdd_J0*ltl_L_J1_J0) + zdd_y_J1/tc9718f;
     out[1] = zdd_J1;
     const mb_real s3 = MB_SIN(a->z[3]);
     const mb_real c3 = MB_COS(a->z[3]);
-    const mb_real t2c17a5 = fivebar_data.bar3_I_zz + fivebar_data.bar3_mass*fivebar_data.bar3_com_x*fivebar_data.bar3_com_x + 0.3*fivebar_data.bar3_mass*fivebar_data.bar3_com_x*c3;
-    const mb_real tdad783 = t2c17a5/(fivebar_data.bar3_I_zz + fivebar_data.bar3_mass*fivebar_data.bar3_com_x*fivebar_data.bar3_com_x);
+    const mb_real t2c17a5 = t551e0c + 0.3*fivebar_data.bar3_mass*fivebar_data.bar3_com_x*c3;
+    const mb_real tdad783 = t2c17a5/t551e0c;
     const mb_real ltl_L_J3_J4 = tdad783;
-    const mb_real ltl_D_J4 = fivebar_data.bar4_I_zz + fivebar_data.bar4_com_x*fivebar_data.bar4_com_x*fivebar_data.bar4_mass + (fivebar_data.bar3_I_zz + fivebar_data.bar3_mass*fivebar_data.bar3_com_x*fivebar_data.bar3_com_x + (0.09*fivebar_data.bar3_mass + 0.6*fivebar_data.bar3_mass*fivebar_data.bar3_com_x*c3)) - t2c17a5*tdad783;
+    const mb_real ltl_D_J4 = fivebar_data.bar4_I_zz + fivebar_data.bar4_com_x*fivebar_data.bar4_com_x*fivebar_data.bar4_mass + (t551e0c + (0.09*fivebar_data.bar3_mass + 0.6*fivebar_data.bar3_mass*fivebar_data.bar3_com_x*c3)) - t2c17a5*tdad783;
     const mb_real s2 = MB_SIN(a->z[2]);
     const mb_real c2 = MB_COS(a->z[2]);
     const mb_real t5a0353 = 9.81*s2 - 0.3*a->zd[2]*a->zd[2];
@@ -786,7 +790,7 @@ int fivebar_forward_dynamics(const mb_args *a, mb_real *out, mb_real *work)
     const mb_real zdd_y_J4 = -(t96d701 + 0.3*(fivebar_data.bar3_mass*t36fcaa*c3 + fivebar_data.bar3_mass*s3*(9.81*c2*s3 + t5a0353*c3 - fivebar_data.bar3_com_x*t1b2293*t1b2293)) + 9.81*fivebar_data.bar4_com_x*fivebar_data.bar4_mass*c2) - zdd_y_J3*ltl_L_J3_J4;
     const mb_real zdd_J4 = zdd_y_J4/ltl_D_J4;
     out[2] = zdd_J4;
-    const mb_real zdd_J3 = zdd_y_J3/(fivebar_data.bar3_I_zz + fivebar_data.bar3_mass*fivebar_data.bar3_com_x*fivebar_data.bar3_com_x) - ltl_L_J3_J4*zdd_J4;
+    const mb_real zdd_J3 = zdd_y_J3/t551e0c - ltl_L_J3_J4*zdd_J4;
     out[3] = zdd_J3;
     return MB_FN_OK;
 }
@@ -797,30 +801,32 @@ int fivebar_forward_dynamics(const mb_args *a, mb_real *out, mb_real *work)
 static int fivebar_forward_dynamics_dz_rhs(const mb_args *a, mb_real *out, mb_real *work)
 {
     (void)work;
+    const mb_real tc9718f = fivebar_data.bar2_I_zz + fivebar_data.bar2_com_x*fivebar_data.bar2_com_x*fivebar_data.bar2_mass;
+    const mb_real t551e0c = fivebar_data.bar3_I_zz + fivebar_data.bar3_mass*fivebar_data.bar3_com_x*fivebar_data.bar3_com_x;
     const mb_real s1 = MB_SIN(a->z[1]);
     const mb_real c1 = MB_COS(a->z[1]);
-    const mb_real t5ea01d = fivebar_data.bar1_I_zz + a->p[4]*a->p[4]*a->p[3] + (fivebar_data.bar2_I_zz + fivebar_data.bar2_com_x*fivebar_data.bar2_com_x*fivebar_data.bar2_mass + (fivebar_data.bar2_mass*a->p[0]*a->p[0] + 2.0*fivebar_data.bar2_com_x*fivebar_data.bar2_mass*a->p[0]*c1));
+    const mb_real t5ea01d = fivebar_data.bar1_I_zz + a->p[4]*a->p[4]*a->p[3] + (tc9718f + (fivebar_data.bar2_mass*a->p[0]*a->p[0] + 2.0*fivebar_data.bar2_com_x*fivebar_data.bar2_mass*a->p[0]*c1));
     out[0] = t5ea01d;
-    const mb_real t13248d = fivebar_data.bar2_I_zz + fivebar_data.bar2_com_x*fivebar_data.bar2_com_x*fivebar_data.bar2_mass + fivebar_data.bar2_com_x*fivebar_data.bar2_mass*a->p[0]*c1;
+    const mb_real t13248d = tc9718f + fivebar_data.bar2_com_x*fivebar_data.bar2_mass*a->p[0]*c1;
     out[1] = t13248d;
     out[2] = 0.0;
     out[3] = 0.0;
     out[4] = t13248d;
-    out[5] = fivebar_data.bar2_I_zz + fivebar_data.bar2_com_x*fivebar_data.bar2_com_x*fivebar_data.bar2_mass;
+    out[5] = tc9718f;
     out[6] = 0.0;
     out[7] = 0.0;
     out[8] = 0.0;
     out[9] = 0.0;
     const mb_real s3 = MB_SIN(a->z[3]);
     const mb_real c3 = MB_COS(a->z[3]);
-    const mb_real tfc01e6 = fivebar_data.bar4_I_zz + fivebar_data.bar4_com_x*fivebar_data.bar4_com_x*fivebar_data.bar4_mass + (fivebar_data.bar3_I_zz + fivebar_data.bar3_mass*fivebar_data.bar3_com_x*fivebar_data.bar3_com_x + (0.09*fivebar_data.bar3_mass + 0.6*fivebar_data.bar3_mass*fivebar_data.bar3_com_x*c3));
+    const mb_real tfc01e6 = fivebar_data.bar4_I_zz + fivebar_data.bar4_com_x*fivebar_data.bar4_com_x*fivebar_data.bar4_mass + (t551e0c + (0.09*fivebar_data.bar3_mass + 0.6*fivebar_data.bar3_mass*fivebar_data.bar3_com_x*c3));
     out[10] = tfc01e6;
-    const mb_real t2c17a5 = fivebar_data.bar3_I_zz + fivebar_data.bar3_mass*fivebar_data.bar3_com_x*fivebar_data.bar3_com_x + 0.3*fivebar_data.bar3_mass*fivebar_data.bar3_com_x*c3;
+    const mb_real t2c17a5 = t551e0c + 0.3*fivebar_data.bar3_mass*fivebar_data.bar3_com_x*c3;
     out[11] = t2c17a5;
     out[12] = 0.0;
     out[13] = 0.0;
     out[14] = t2c17a5;
-    out[15] = fivebar_data.bar3_I_zz + fivebar_data.bar3_mass*fivebar_data.bar3_com_x*fivebar_data.bar3_com_x;
+    out[15] = t551e0c;
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
     const mb_real t421b49 = a->p[0]*s0;
@@ -847,7 +853,7 @@ static int fivebar_forward_dynamics_dz_rhs(const mb_args *a, mb_real *out, mb_re
     const mb_real t22839e = fivebar_data.s2_stiffness*t1e68e1*ta1eb15*tbbd1bc*tc50faf;
     const mb_real t98d7be = -fivebar_data.s2_stiffness*t1e68e1*t39f998*td5bd28*tc50faf + fivebar_data.s2_stiffness*t1e68e1*t832cc7*td5bd28*tbbd1bc + fivebar_data.s2_stiffness*te863b1*td5bd28*tbbd1bc*tc50faf + t22839e - (-fivebar_data.s2_stiffness*t1e68e1*t39f998*te863b1*tc50faf + fivebar_data.s2_stiffness*te863b1*te863b1*tbbd1bc*tc50faf + t22839e + fivebar_data.s2_stiffness*t1e68e1*te863b1*t832cc7*tbbd1bc);
     out[16] = -(-9.81*(a->p[4]*a->p[3]*s0 + t59a8f5) - t98d7be);
-    const mb_real ted637c = t13248d/(fivebar_data.bar2_I_zz + fivebar_data.bar2_com_x*fivebar_data.bar2_com_x*fivebar_data.bar2_mass);
+    const mb_real ted637c = t13248d/tc9718f;
     const mb_real ltl_L_J1_J0 = ted637c;
     const mb_real ltl_D_J0 = t5ea01d - ted637c*t13248d;
     const mb_real t856e01 = -(a->zd[0]*a->zd[0]*a->p[0]) + 9.81*s0;
@@ -864,7 +870,7 @@ static int fivebar_forward_dynamics_dz_rhs(const mb_args *a, mb_real *out, mb_re
     const mb_real t8a7201 = a->zd[1] + a->zd[0];
     const mb_real zdd_y_J0 = t633832 - (9.81*a->p[4]*a->p[3]*c0 + (t4f53d3 + a->p[0]*(fivebar_data.bar2_mass*c1*t9e7874 + fivebar_data.bar2_mass*s1*(-fivebar_data.bar2_com_x*t8a7201*t8a7201 + (t856e01*c1 + 9.81*c0*s1))))) - zdd_y_J1*ltl_L_J1_J0;
     const mb_real zdd_J0 = zdd_y_J0/ltl_D_J0;
-    const mb_real zdd_J1 = -(zdd_J0*ltl_L_J1_J0) + zdd_y_J1/(fivebar_data.bar2_I_zz + fivebar_data.bar2_com_x*fivebar_data.bar2_com_x*fivebar_data.bar2_mass);
+    const mb_real zdd_J1 = -(zdd_J0*ltl_L_J1_J0) + zdd_y_J1/tc9718f;
     const mb_real t8536f1 = 1.2*t1e68e1*tac5a1a;
     const mb_real t59399d = (t8536f1 + 1.2*tf50066*td5bd28)/tfca7ac;
     const mb_real t6a5a39 = t59399d*tbbd1bc/ta6505d;
@@ -893,7 +899,7 @@ static int fivebar_forward_dynamics_dz_rhs(const mb_args *a, mb_real *out, mb_re
     out[23] = 0.0;
     out[24] = 0.0;
     out[25] = 0.0;
-    const mb_real tdad783 = t2c17a5/(fivebar_data.bar3_I_zz + fivebar_data.bar3_mass*fivebar_data.bar3_com_x*fivebar_data.bar3_com_x);
+    const mb_real tdad783 = t2c17a5/t551e0c;
     const mb_real ltl_L_J3_J4 = tdad783;
     const mb_real ltl_D_J4 = tfc01e6 - t2c17a5*tdad783;
     const mb_real s2 = MB_SIN(a->z[2]);
@@ -905,7 +911,7 @@ static int fivebar_forward_dynamics_dz_rhs(const mb_args *a, mb_real *out, mb_re
     const mb_real t1b2293 = a->zd[3] + a->zd[2];
     const mb_real zdd_y_J4 = -(t96d701 + 0.3*(fivebar_data.bar3_mass*t36fcaa*c3 + fivebar_data.bar3_mass*s3*(9.81*c2*s3 + t5a0353*c3 - fivebar_data.bar3_com_x*t1b2293*t1b2293)) + 9.81*fivebar_data.bar4_com_x*fivebar_data.bar4_mass*c2) - zdd_y_J3*ltl_L_J3_J4;
     const mb_real zdd_J4 = zdd_y_J4/ltl_D_J4;
-    const mb_real zdd_J3 = zdd_y_J3/(fivebar_data.bar3_I_zz + fivebar_data.bar3_mass*fivebar_data.bar3_com_x*fivebar_data.bar3_com_x) - ltl_L_J3_J4*zdd_J4;
+    const mb_real zdd_J3 = zdd_y_J3/t551e0c - ltl_L_J3_J4*zdd_J4;
     const mb_real tcf1339 = 0.4 + 0.3*c2;
     const mb_real tc0ec30 = fivebar_data.bar3_com_x*(-(s2*s3) + c2*c3) + tcf1339;
     const mb_real td006fc = -0.4*a->zd[2];
@@ -947,28 +953,30 @@ int fivebar_forward_dynamics_dz(const mb_args *a, mb_real *out, mb_real *work)
 static int fivebar_forward_dynamics_dzd_rhs(const mb_args *a, mb_real *out, mb_real *work)
 {
     (void)work;
+    const mb_real tc9718f = fivebar_data.bar2_I_zz + fivebar_data.bar2_com_x*fivebar_data.bar2_com_x*fivebar_data.bar2_mass;
+    const mb_real t551e0c = fivebar_data.bar3_I_zz + fivebar_data.bar3_mass*fivebar_data.bar3_com_x*fivebar_data.bar3_com_x;
     const mb_real s1 = MB_SIN(a->z[1]);
     const mb_real c1 = MB_COS(a->z[1]);
-    out[0] = fivebar_data.bar1_I_zz + a->p[4]*a->p[4]*a->p[3] + (fivebar_data.bar2_I_zz + fivebar_data.bar2_com_x*fivebar_data.bar2_com_x*fivebar_data.bar2_mass + (fivebar_data.bar2_mass*a->p[0]*a->p[0] + 2.0*fivebar_data.bar2_com_x*fivebar_data.bar2_mass*a->p[0]*c1));
-    const mb_real t13248d = fivebar_data.bar2_I_zz + fivebar_data.bar2_com_x*fivebar_data.bar2_com_x*fivebar_data.bar2_mass + fivebar_data.bar2_com_x*fivebar_data.bar2_mass*a->p[0]*c1;
+    out[0] = fivebar_data.bar1_I_zz + a->p[4]*a->p[4]*a->p[3] + (tc9718f + (fivebar_data.bar2_mass*a->p[0]*a->p[0] + 2.0*fivebar_data.bar2_com_x*fivebar_data.bar2_mass*a->p[0]*c1));
+    const mb_real t13248d = tc9718f + fivebar_data.bar2_com_x*fivebar_data.bar2_mass*a->p[0]*c1;
     out[1] = t13248d;
     out[2] = 0.0;
     out[3] = 0.0;
     out[4] = t13248d;
-    out[5] = fivebar_data.bar2_I_zz + fivebar_data.bar2_com_x*fivebar_data.bar2_com_x*fivebar_data.bar2_mass;
+    out[5] = tc9718f;
     out[6] = 0.0;
     out[7] = 0.0;
     out[8] = 0.0;
     out[9] = 0.0;
     const mb_real s3 = MB_SIN(a->z[3]);
     const mb_real c3 = MB_COS(a->z[3]);
-    out[10] = fivebar_data.bar4_I_zz + fivebar_data.bar4_com_x*fivebar_data.bar4_com_x*fivebar_data.bar4_mass + (fivebar_data.bar3_I_zz + fivebar_data.bar3_mass*fivebar_data.bar3_com_x*fivebar_data.bar3_com_x + (0.09*fivebar_data.bar3_mass + 0.6*fivebar_data.bar3_mass*fivebar_data.bar3_com_x*c3));
-    const mb_real t2c17a5 = fivebar_data.bar3_I_zz + fivebar_data.bar3_mass*fivebar_data.bar3_com_x*fivebar_data.bar3_com_x + 0.3*fivebar_data.bar3_mass*fivebar_data.bar3_com_x*c3;
+    out[10] = fivebar_data.bar4_I_zz + fivebar_data.bar4_com_x*fivebar_data.bar4_com_x*fivebar_data.bar4_mass + (t551e0c + (0.09*fivebar_data.bar3_mass + 0.6*fivebar_data.bar3_mass*fivebar_data.bar3_com_x*c3));
+    const mb_real t2c17a5 = t551e0c + 0.3*fivebar_data.bar3_mass*fivebar_data.bar3_com_x*c3;
     out[11] = t2c17a5;
     out[12] = 0.0;
     out[13] = 0.0;
     out[14] = t2c17a5;
-    out[15] = fivebar_data.bar3_I_zz + fivebar_data.bar3_mass*fivebar_data.bar3_com_x*fivebar_data.bar3_com_x;
+    out[15] = t551e0c;
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
     const mb_real t0adb26 = fivebar_data.bar2_com_x*(-(s0*s1) + c1*c0) + a->p[0]*c0;
@@ -1029,29 +1037,31 @@ int fivebar_forward_dynamics_dzd(const mb_args *a, mb_real *out, mb_real *work)
 static int fivebar_forward_dynamics_dp_rhs(const mb_args *a, mb_real *out, mb_real *work)
 {
     (void)work;
+    const mb_real tc9718f = fivebar_data.bar2_I_zz + fivebar_data.bar2_com_x*fivebar_data.bar2_com_x*fivebar_data.bar2_mass;
+    const mb_real t551e0c = fivebar_data.bar3_I_zz + fivebar_data.bar3_mass*fivebar_data.bar3_com_x*fivebar_data.bar3_com_x;
     const mb_real s1 = MB_SIN(a->z[1]);
     const mb_real c1 = MB_COS(a->z[1]);
-    const mb_real t5ea01d = fivebar_data.bar1_I_zz + a->p[4]*a->p[4]*a->p[3] + (fivebar_data.bar2_I_zz + fivebar_data.bar2_com_x*fivebar_data.bar2_com_x*fivebar_data.bar2_mass + (fivebar_data.bar2_mass*a->p[0]*a->p[0] + 2.0*fivebar_data.bar2_com_x*fivebar_data.bar2_mass*a->p[0]*c1));
+    const mb_real t5ea01d = fivebar_data.bar1_I_zz + a->p[4]*a->p[4]*a->p[3] + (tc9718f + (fivebar_data.bar2_mass*a->p[0]*a->p[0] + 2.0*fivebar_data.bar2_com_x*fivebar_data.bar2_mass*a->p[0]*c1));
     out[0] = t5ea01d;
-    const mb_real t13248d = fivebar_data.bar2_I_zz + fivebar_data.bar2_com_x*fivebar_data.bar2_com_x*fivebar_data.bar2_mass + fivebar_data.bar2_com_x*fivebar_data.bar2_mass*a->p[0]*c1;
+    const mb_real t13248d = tc9718f + fivebar_data.bar2_com_x*fivebar_data.bar2_mass*a->p[0]*c1;
     out[1] = t13248d;
     out[2] = 0.0;
     out[3] = 0.0;
     out[4] = t13248d;
-    out[5] = fivebar_data.bar2_I_zz + fivebar_data.bar2_com_x*fivebar_data.bar2_com_x*fivebar_data.bar2_mass;
+    out[5] = tc9718f;
     out[6] = 0.0;
     out[7] = 0.0;
     out[8] = 0.0;
     out[9] = 0.0;
     const mb_real c3 = MB_COS(a->z[3]);
-    out[10] = fivebar_data.bar4_I_zz + fivebar_data.bar4_com_x*fivebar_data.bar4_com_x*fivebar_data.bar4_mass + (fivebar_data.bar3_I_zz + fivebar_data.bar3_mass*fivebar_data.bar3_com_x*fivebar_data.bar3_com_x + (0.09*fivebar_data.bar3_mass + 0.6*fivebar_data.bar3_mass*fivebar_data.bar3_com_x*c3));
-    const mb_real t2c17a5 = fivebar_data.bar3_I_zz + fivebar_data.bar3_mass*fivebar_data.bar3_com_x*fivebar_data.bar3_com_x + 0.3*fivebar_data.bar3_mass*fivebar_data.bar3_com_x*c3;
+    out[10] = fivebar_data.bar4_I_zz + fivebar_data.bar4_com_x*fivebar_data.bar4_com_x*fivebar_data.bar4_mass + (t551e0c + (0.09*fivebar_data.bar3_mass + 0.6*fivebar_data.bar3_mass*fivebar_data.bar3_com_x*c3));
+    const mb_real t2c17a5 = t551e0c + 0.3*fivebar_data.bar3_mass*fivebar_data.bar3_com_x*c3;
     out[11] = t2c17a5;
     out[12] = 0.0;
     out[13] = 0.0;
     out[14] = t2c17a5;
-    out[15] = fivebar_data.bar3_I_zz + fivebar_data.bar3_mass*fivebar_data.bar3_com_x*fivebar_data.bar3_com_x;
-    const mb_real ted637c = t13248d/(fivebar_data.bar2_I_zz + fivebar_data.bar2_com_x*fivebar_data.bar2_com_x*fivebar_data.bar2_mass);
+    out[15] = t551e0c;
+    const mb_real ted637c = t13248d/tc9718f;
     const mb_real ltl_L_J1_J0 = ted637c;
     const mb_real ltl_D_J0 = t5ea01d - ted637c*t13248d;
     const mb_real s0 = MB_SIN(a->z[0]);
@@ -1077,7 +1087,7 @@ static int fivebar_forward_dynamics_dp_rhs(const mb_args *a, mb_real *out, mb_re
     const mb_real t35edf7 = fivebar_data.bar2_mass*c1*t9e7874 + fivebar_data.bar2_mass*s1*(-fivebar_data.bar2_com_x*t8a7201*t8a7201 + (t856e01*c1 + 9.81*c0*s1));
     const mb_real zdd_y_J0 = t633832 - (9.81*a->p[4]*a->p[3]*c0 + (t4f53d3 + a->p[0]*t35edf7)) - zdd_y_J1*ltl_L_J1_J0;
     const mb_real zdd_J0 = zdd_y_J0/ltl_D_J0;
-    const mb_real zdd_J1 = -(zdd_J0*ltl_L_J1_J0) + zdd_y_J1/(fivebar_data.bar2_I_zz + fivebar_data.bar2_com_x*fivebar_data.bar2_com_x*fivebar_data.bar2_mass);
+    const mb_real zdd_J1 = -(zdd_J0*ltl_L_J1_J0) + zdd_y_J1/tc9718f;
     const mb_real tc081d4 = fivebar_data.bar2_com_x*fivebar_data.bar2_mass*a->zd[0]*a->zd[0]*s1;
     const mb_real t4fd73b = 2.0*t1e68e1*s0;
     const mb_real tc6543e = (t4fd73b + 2.0*c0*td5bd28)/(2.0*ta6505d);

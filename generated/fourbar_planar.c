@@ -173,13 +173,14 @@ static int fourbar_planar_solve_ltdl(int n, mb_real *M, mb_real *B, int m)
 int fourbar_planar_mass(const mb_args *a, mb_real *out, mb_real *work)
 {
     (void)work;
+    const mb_real td09424 = fourbar_planar_data.coupler_I_zz + fourbar_planar_data.coupler_mass*fourbar_planar_data.coupler_com_x*fourbar_planar_data.coupler_com_x;
     const mb_real c1 = MB_COS(a->z[1]);
-    out[0] = fourbar_planar_data.crank_I_zz + fourbar_planar_data.crank_com_x*fourbar_planar_data.crank_com_x*fourbar_planar_data.crank_mass + (fourbar_planar_data.coupler_I_zz + fourbar_planar_data.coupler_mass*fourbar_planar_data.coupler_com_x*fourbar_planar_data.coupler_com_x + (0.010000000000000002*fourbar_planar_data.coupler_mass + 0.2*fourbar_planar_data.coupler_mass*fourbar_planar_data.coupler_com_x*c1));
-    const mb_real tc80ba5 = fourbar_planar_data.coupler_I_zz + fourbar_planar_data.coupler_mass*fourbar_planar_data.coupler_com_x*fourbar_planar_data.coupler_com_x + 0.1*fourbar_planar_data.coupler_mass*fourbar_planar_data.coupler_com_x*c1;
+    out[0] = fourbar_planar_data.crank_I_zz + fourbar_planar_data.crank_com_x*fourbar_planar_data.crank_com_x*fourbar_planar_data.crank_mass + (td09424 + (0.010000000000000002*fourbar_planar_data.coupler_mass + 0.2*fourbar_planar_data.coupler_mass*fourbar_planar_data.coupler_com_x*c1));
+    const mb_real tc80ba5 = td09424 + 0.1*fourbar_planar_data.coupler_mass*fourbar_planar_data.coupler_com_x*c1;
     out[1] = tc80ba5;
     out[2] = 0.0;
     out[3] = tc80ba5;
-    out[4] = fourbar_planar_data.coupler_I_zz + fourbar_planar_data.coupler_mass*fourbar_planar_data.coupler_com_x*fourbar_planar_data.coupler_com_x;
+    out[4] = td09424;
     out[5] = 0.0;
     out[6] = 0.0;
     out[7] = 0.0;
@@ -348,7 +349,8 @@ int fourbar_planar_inverse_dynamics_tangent(const mb_args *a, mb_real *out, mb_r
     const mb_real c2 = MB_COS(a->z[2]);
     const mb_real tb31e8f = 0.4 + fourbar_planar_data.rocker_com_x*c2;
     const mb_real t99bed5 = -(a->zd[2]*(-0.4*fourbar_planar_data.rocker_mass*a->zd[2] + fourbar_planar_data.rocker_mass*a->zd[2]*tb31e8f)) - fourbar_planar_data.rocker_mass*fourbar_planar_data.rocker_com_x*a->zdd[2]*s2;
-    out[8] = -0.4*(a->w[2]*(-0.4*fourbar_planar_data.rocker_mass + fourbar_planar_data.rocker_mass*tb31e8f) + (a->w[0]*t99bed5 - 2.0*fourbar_planar_data.rocker_mass*fourbar_planar_data.rocker_com_x*a->zd[2]*a->w[1]*s2)) + (-0.8*fourbar_planar_data.rocker_mass*fourbar_planar_data.rocker_com_x*a->zd[2]*a->w[1]*s2 + a->w[0]*(0.4*t99bed5 - 9.81*fourbar_planar_data.rocker_mass*fourbar_planar_data.rocker_com_x*s2) + a->w[2]*(fourbar_planar_data.rocker_I_zz + fourbar_planar_data.rocker_mass*(tb31e8f*tb31e8f + fourbar_planar_data.rocker_com_x*fourbar_planar_data.rocker_com_x*s2*s2) - 0.4*fourbar_planar_data.rocker_mass*tb31e8f));
+    const mb_real tce1da3 = -0.4*(a->w[2]*(-0.4*fourbar_planar_data.rocker_mass + fourbar_planar_data.rocker_mass*tb31e8f) + (a->w[0]*t99bed5 - 2.0*fourbar_planar_data.rocker_mass*fourbar_planar_data.rocker_com_x*a->zd[2]*a->w[1]*s2)) + (-0.8*fourbar_planar_data.rocker_mass*fourbar_planar_data.rocker_com_x*a->zd[2]*a->w[1]*s2 + a->w[0]*(0.4*t99bed5 - 9.81*fourbar_planar_data.rocker_mass*fourbar_planar_data.rocker_com_x*s2) + a->w[2]*(fourbar_planar_data.rocker_I_zz + fourbar_planar_data.rocker_mass*(tb31e8f*tb31e8f + fourbar_planar_data.rocker_com_x*fourbar_planar_data.rocker_com_x*s2*s2) - 0.4*fourbar_planar_data.rocker_mass*tb31e8f));
+    out[8] = tce1da3;
     return MB_FN_OK;
 }
 
@@ -432,12 +434,13 @@ int fourbar_planar_total_mass(const mb_args *a, mb_real *out, mb_real *work)
 int fourbar_planar_forward_dynamics(const mb_args *a, mb_real *out, mb_real *work)
 {
     (void)work;
+    const mb_real td09424 = fourbar_planar_data.coupler_I_zz + fourbar_planar_data.coupler_mass*fourbar_planar_data.coupler_com_x*fourbar_planar_data.coupler_com_x;
     const mb_real s1 = MB_SIN(a->z[1]);
     const mb_real c1 = MB_COS(a->z[1]);
-    const mb_real tc80ba5 = fourbar_planar_data.coupler_I_zz + fourbar_planar_data.coupler_mass*fourbar_planar_data.coupler_com_x*fourbar_planar_data.coupler_com_x + 0.1*fourbar_planar_data.coupler_mass*fourbar_planar_data.coupler_com_x*c1;
-    const mb_real tc713ec = tc80ba5/(fourbar_planar_data.coupler_I_zz + fourbar_planar_data.coupler_mass*fourbar_planar_data.coupler_com_x*fourbar_planar_data.coupler_com_x);
+    const mb_real tc80ba5 = td09424 + 0.1*fourbar_planar_data.coupler_mass*fourbar_planar_data.coupler_com_x*c1;
+    const mb_real tc713ec = tc80ba5/td09424;
     const mb_real ltl_L_A_O2 = tc713ec;
-    const mb_real ltl_D_O2 = -(tc80ba5*tc713ec) + (fourbar_planar_data.crank_I_zz + fourbar_planar_data.crank_com_x*fourbar_planar_data.crank_com_x*fourbar_planar_data.crank_mass + (fourbar_planar_data.coupler_I_zz + fourbar_planar_data.coupler_mass*fourbar_planar_data.coupler_com_x*fourbar_planar_data.coupler_com_x + (0.010000000000000002*fourbar_planar_data.coupler_mass + 0.2*fourbar_planar_data.coupler_mass*fourbar_planar_data.coupler_com_x*c1)));
+    const mb_real ltl_D_O2 = -(tc80ba5*tc713ec) + (fourbar_planar_data.crank_I_zz + fourbar_planar_data.crank_com_x*fourbar_planar_data.crank_com_x*fourbar_planar_data.crank_mass + (td09424 + (0.010000000000000002*fourbar_planar_data.coupler_mass + 0.2*fourbar_planar_data.coupler_mass*fourbar_planar_data.coupler_com_x*c1)));
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
     const mb_real tb28ec7 = -0.1*a->zd[0]*a->zd[0] + 9.81*s0;
@@ -448,7 +451,7 @@ int fourbar_planar_forward_dynamics(const mb_args *a, mb_real *out, mb_real *wor
     const mb_real zdd_y_O2 = -(9.81*fourbar_planar_data.crank_com_x*fourbar_planar_data.crank_mass*c0 + (0.1*((-fourbar_planar_data.coupler_mass*fourbar_planar_data.coupler_com_x*t8a7201*t8a7201 + fourbar_planar_data.coupler_mass*(c1*tb28ec7 + 9.81*c0*s1))*s1 + fourbar_planar_data.coupler_mass*c1*tfc687d) + td3a84a)) - ltl_L_A_O2*zdd_y_A;
     const mb_real zdd_O2 = zdd_y_O2/ltl_D_O2;
     out[0] = zdd_O2;
-    const mb_real zdd_A = zdd_y_A/(fourbar_planar_data.coupler_I_zz + fourbar_planar_data.coupler_mass*fourbar_planar_data.coupler_com_x*fourbar_planar_data.coupler_com_x) - ltl_L_A_O2*zdd_O2;
+    const mb_real zdd_A = zdd_y_A/td09424 - ltl_L_A_O2*zdd_O2;
     out[1] = zdd_A;
     const mb_real c2 = MB_COS(a->z[2]);
     const mb_real zdd_y_O4 = -9.81*fourbar_planar_data.rocker_mass*fourbar_planar_data.rocker_com_x*c2;
@@ -463,25 +466,27 @@ int fourbar_planar_forward_dynamics(const mb_args *a, mb_real *out, mb_real *wor
 static int fourbar_planar_forward_dynamics_dz_rhs(const mb_args *a, mb_real *out, mb_real *work)
 {
     (void)work;
+    const mb_real td09424 = fourbar_planar_data.coupler_I_zz + fourbar_planar_data.coupler_mass*fourbar_planar_data.coupler_com_x*fourbar_planar_data.coupler_com_x;
+    const mb_real td62324 = fourbar_planar_data.rocker_mass*fourbar_planar_data.rocker_com_x*fourbar_planar_data.rocker_com_x + fourbar_planar_data.rocker_I_zz;
     const mb_real s1 = MB_SIN(a->z[1]);
     const mb_real c1 = MB_COS(a->z[1]);
-    const mb_real tea9b9f = fourbar_planar_data.crank_I_zz + fourbar_planar_data.crank_com_x*fourbar_planar_data.crank_com_x*fourbar_planar_data.crank_mass + (fourbar_planar_data.coupler_I_zz + fourbar_planar_data.coupler_mass*fourbar_planar_data.coupler_com_x*fourbar_planar_data.coupler_com_x + (0.010000000000000002*fourbar_planar_data.coupler_mass + 0.2*fourbar_planar_data.coupler_mass*fourbar_planar_data.coupler_com_x*c1));
+    const mb_real tea9b9f = fourbar_planar_data.crank_I_zz + fourbar_planar_data.crank_com_x*fourbar_planar_data.crank_com_x*fourbar_planar_data.crank_mass + (td09424 + (0.010000000000000002*fourbar_planar_data.coupler_mass + 0.2*fourbar_planar_data.coupler_mass*fourbar_planar_data.coupler_com_x*c1));
     out[0] = tea9b9f;
-    const mb_real tc80ba5 = fourbar_planar_data.coupler_I_zz + fourbar_planar_data.coupler_mass*fourbar_planar_data.coupler_com_x*fourbar_planar_data.coupler_com_x + 0.1*fourbar_planar_data.coupler_mass*fourbar_planar_data.coupler_com_x*c1;
+    const mb_real tc80ba5 = td09424 + 0.1*fourbar_planar_data.coupler_mass*fourbar_planar_data.coupler_com_x*c1;
     out[1] = tc80ba5;
     out[2] = 0.0;
     out[3] = tc80ba5;
-    out[4] = fourbar_planar_data.coupler_I_zz + fourbar_planar_data.coupler_mass*fourbar_planar_data.coupler_com_x*fourbar_planar_data.coupler_com_x;
+    out[4] = td09424;
     out[5] = 0.0;
     out[6] = 0.0;
     out[7] = 0.0;
-    out[8] = fourbar_planar_data.rocker_mass*fourbar_planar_data.rocker_com_x*fourbar_planar_data.rocker_com_x + fourbar_planar_data.rocker_I_zz;
+    out[8] = td62324;
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
     const mb_real t76b810 = fourbar_planar_data.coupler_com_x*(c1*s0 + c0*s1) + 0.1*s0;
     const mb_real t23ad47 = fourbar_planar_data.coupler_mass*t76b810;
     out[9] = 9.81*(fourbar_planar_data.crank_com_x*fourbar_planar_data.crank_mass*s0 + t23ad47);
-    const mb_real tc713ec = tc80ba5/(fourbar_planar_data.coupler_I_zz + fourbar_planar_data.coupler_mass*fourbar_planar_data.coupler_com_x*fourbar_planar_data.coupler_com_x);
+    const mb_real tc713ec = tc80ba5/td09424;
     const mb_real ltl_L_A_O2 = tc713ec;
     const mb_real ltl_D_O2 = -(tc80ba5*tc713ec) + tea9b9f;
     const mb_real tb28ec7 = -0.1*a->zd[0]*a->zd[0] + 9.81*s0;
@@ -491,7 +496,7 @@ static int fourbar_planar_forward_dynamics_dz_rhs(const mb_args *a, mb_real *out
     const mb_real t8a7201 = a->zd[1] + a->zd[0];
     const mb_real zdd_y_O2 = -(9.81*fourbar_planar_data.crank_com_x*fourbar_planar_data.crank_mass*c0 + (0.1*((-fourbar_planar_data.coupler_mass*fourbar_planar_data.coupler_com_x*t8a7201*t8a7201 + fourbar_planar_data.coupler_mass*(c1*tb28ec7 + 9.81*c0*s1))*s1 + fourbar_planar_data.coupler_mass*c1*tfc687d) + td3a84a)) - ltl_L_A_O2*zdd_y_A;
     const mb_real zdd_O2 = zdd_y_O2/ltl_D_O2;
-    const mb_real zdd_A = zdd_y_A/(fourbar_planar_data.coupler_I_zz + fourbar_planar_data.coupler_mass*fourbar_planar_data.coupler_com_x*fourbar_planar_data.coupler_com_x) - ltl_L_A_O2*zdd_O2;
+    const mb_real zdd_A = zdd_y_A/td09424 - ltl_L_A_O2*zdd_O2;
     const mb_real t42e0ef = -0.1*a->zd[0]*a->zd[0]*s0 + (9.81 + 0.1*c0*zdd_O2);
     const mb_real td29f90 = fourbar_planar_data.coupler_com_x*(-(s0*s1) + c1*c0) + 0.1*c0;
     const mb_real tdef34c = 0.1*s0*zdd_O2 + 0.1*a->zd[0]*a->zd[0]*c0;
@@ -509,7 +514,7 @@ static int fourbar_planar_forward_dynamics_dz_rhs(const mb_args *a, mb_real *out
     const mb_real s2 = MB_SIN(a->z[2]);
     const mb_real c2 = MB_COS(a->z[2]);
     const mb_real zdd_y_O4 = -9.81*fourbar_planar_data.rocker_mass*fourbar_planar_data.rocker_com_x*c2;
-    const mb_real zdd_O4 = zdd_y_O4/(fourbar_planar_data.rocker_mass*fourbar_planar_data.rocker_com_x*fourbar_planar_data.rocker_com_x + fourbar_planar_data.rocker_I_zz);
+    const mb_real zdd_O4 = zdd_y_O4/td62324;
     const mb_real tb53bee = -(a->zd[2]*(-0.4*fourbar_planar_data.rocker_mass*a->zd[2] + fourbar_planar_data.rocker_mass*a->zd[2]*(0.4 + fourbar_planar_data.rocker_com_x*c2))) - fourbar_planar_data.rocker_mass*fourbar_planar_data.rocker_com_x*s2*zdd_O4;
     out[17] = -(-0.4*tb53bee + (-9.81*fourbar_planar_data.rocker_mass*fourbar_planar_data.rocker_com_x*s2 + 0.4*tb53bee));
     return MB_FN_OK;
@@ -532,14 +537,15 @@ int fourbar_planar_forward_dynamics_dz(const mb_args *a, mb_real *out, mb_real *
 static int fourbar_planar_forward_dynamics_dzd_rhs(const mb_args *a, mb_real *out, mb_real *work)
 {
     (void)work;
+    const mb_real td09424 = fourbar_planar_data.coupler_I_zz + fourbar_planar_data.coupler_mass*fourbar_planar_data.coupler_com_x*fourbar_planar_data.coupler_com_x;
     const mb_real s1 = MB_SIN(a->z[1]);
     const mb_real c1 = MB_COS(a->z[1]);
-    out[0] = fourbar_planar_data.crank_I_zz + fourbar_planar_data.crank_com_x*fourbar_planar_data.crank_com_x*fourbar_planar_data.crank_mass + (fourbar_planar_data.coupler_I_zz + fourbar_planar_data.coupler_mass*fourbar_planar_data.coupler_com_x*fourbar_planar_data.coupler_com_x + (0.010000000000000002*fourbar_planar_data.coupler_mass + 0.2*fourbar_planar_data.coupler_mass*fourbar_planar_data.coupler_com_x*c1));
-    const mb_real tc80ba5 = fourbar_planar_data.coupler_I_zz + fourbar_planar_data.coupler_mass*fourbar_planar_data.coupler_com_x*fourbar_planar_data.coupler_com_x + 0.1*fourbar_planar_data.coupler_mass*fourbar_planar_data.coupler_com_x*c1;
+    out[0] = fourbar_planar_data.crank_I_zz + fourbar_planar_data.crank_com_x*fourbar_planar_data.crank_com_x*fourbar_planar_data.crank_mass + (td09424 + (0.010000000000000002*fourbar_planar_data.coupler_mass + 0.2*fourbar_planar_data.coupler_mass*fourbar_planar_data.coupler_com_x*c1));
+    const mb_real tc80ba5 = td09424 + 0.1*fourbar_planar_data.coupler_mass*fourbar_planar_data.coupler_com_x*c1;
     out[1] = tc80ba5;
     out[2] = 0.0;
     out[3] = tc80ba5;
-    out[4] = fourbar_planar_data.coupler_I_zz + fourbar_planar_data.coupler_mass*fourbar_planar_data.coupler_com_x*fourbar_planar_data.coupler_com_x;
+    out[4] = td09424;
     out[5] = 0.0;
     out[6] = 0.0;
     out[7] = 0.0;

@@ -1005,6 +1005,7 @@ int fourbar_spatial_forward_dynamics_dzd(const mb_args *a, mb_real *out, mb_real
 static int fourbar_spatial_forward_dynamics_dp_rhs(const mb_args *a, mb_real *out, mb_real *work)
 {
     (void)work;
+    const mb_real tf6446e = 1.3333333333333333 + fourbar_spatial_data.rod_com_x*fourbar_spatial_data.rod_com_x;
     const mb_real s2 = MB_SIN(a->z[2]);
     const mb_real c2 = MB_COS(a->z[2]);
     const mb_real s1 = MB_SIN(a->z[1]);
@@ -1056,7 +1057,7 @@ static int fourbar_spatial_forward_dynamics_dp_rhs(const mb_args *a, mb_real *ou
     out[17] = 0.0;
     const mb_real zdd_rod_1 = -(ltl_L_rod_1_crank*zdd_crank) + zdd_y_rod_1/ltl_D_rod_1;
     const mb_real zdd_rod_2 = -(zdd_crank*ltl_L_rod_2_crank) + zdd_y_rod_2/ltl_D_rod_2;
-    const mb_real t4575e4 = 1.3333333333333333 + fourbar_spatial_data.rod_com_x*fourbar_spatial_data.rod_com_x - (1.3333333333333333 + fourbar_spatial_data.rod_com_x*fourbar_spatial_data.rod_com_x)*s2*s2;
+    const mb_real t4575e4 = tf6446e - tf6446e*s2*s2;
     const mb_real tb0a813 = 1.5*fourbar_spatial_data.rod_com_x*c2*c1 + t4575e4;
     const mb_real t923c22 = (fourbar_spatial_data.rod_com_x*ted59e9 - 2.6666666666666665*a->zd[2]*s2*t8a7201)*c2;
     out[18] = -(-1.5*fourbar_spatial_data.rod_com_x*zdd_rod_2*s2*s1 + (zdd_rod_1*tb0a813 + (1.5*(ted59e9*c1 + (t4ebf2c*s2 + t5684e8*c2)*s1) + t923c22 + (2.25 + 3.0*fourbar_spatial_data.rod_com_x*c2*c1 + t4575e4)*zdd_crank)));
@@ -1065,7 +1066,7 @@ static int fourbar_spatial_forward_dynamics_dp_rhs(const mb_args *a, mb_real *ou
     out[21] = -(zdd_rod_1*t4575e4 + (zdd_crank*tb0a813 + t923c22));
     out[22] = 0.0;
     out[23] = 0.0;
-    out[24] = -((1.3333333333333333 + fourbar_spatial_data.rod_com_x*fourbar_spatial_data.rod_com_x)*zdd_rod_2 + (-1.5*fourbar_spatial_data.rod_com_x*zdd_crank*s2*s1 + (-fourbar_spatial_data.rod_com_x*t4ebf2c + 1.3333333333333333*c2*s2*t8a7201*t8a7201)));
+    out[24] = -(tf6446e*zdd_rod_2 + (-1.5*fourbar_spatial_data.rod_com_x*zdd_crank*s2*s1 + (-fourbar_spatial_data.rod_com_x*t4ebf2c + 1.3333333333333333*c2*s2*t8a7201*t8a7201)));
     out[25] = 0.0;
     const mb_real ltl_D_follower = tbc8682;
     const mb_real t29ab5b = MB_SIN(1.5707963267948966 + a->z[3]);

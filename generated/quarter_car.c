@@ -313,11 +313,12 @@ int quarter_car_total_mass(const mb_args *a, mb_real *out, mb_real *work)
 int quarter_car_forward_dynamics(const mb_args *a, mb_real *out, mb_real *work)
 {
     (void)work;
+    const mb_real t21d973 = quarter_car_data.car_mass/quarter_car_data.car_mass;
     const mb_real zdd_y_susp = -(a->zd[1]*a->p[0]) - a->z[1]*a->p[1];
-    const mb_real zdd_y_tire = -quarter_car_data.car_mass/quarter_car_data.car_mass*zdd_y_susp + (-quarter_car_data.tire_spring_damping*a->zd[0] - quarter_car_data.tire_spring_stiffness*a->z[0]);
-    const mb_real zdd_tire = zdd_y_tire/(quarter_car_data.wheel_mass - quarter_car_data.car_mass/quarter_car_data.car_mass*quarter_car_data.car_mass + quarter_car_data.car_mass);
+    const mb_real zdd_y_tire = -t21d973*zdd_y_susp + (-quarter_car_data.tire_spring_damping*a->zd[0] - quarter_car_data.tire_spring_stiffness*a->z[0]);
+    const mb_real zdd_tire = zdd_y_tire/(quarter_car_data.wheel_mass - t21d973*quarter_car_data.car_mass + quarter_car_data.car_mass);
     out[0] = zdd_tire;
-    const mb_real zdd_susp = zdd_y_susp/quarter_car_data.car_mass - quarter_car_data.car_mass/quarter_car_data.car_mass*zdd_tire;
+    const mb_real zdd_susp = zdd_y_susp/quarter_car_data.car_mass - t21d973*zdd_tire;
     out[1] = zdd_susp;
     return MB_FN_OK;
 }
@@ -444,16 +445,17 @@ int quarter_car_forward_dynamics_dp(const mb_args *a, mb_real *out, mb_real *wor
 int quarter_car_forward_dynamics_sens(const mb_args *a, mb_real *out, mb_real *work)
 {
     (void)work;
+    const mb_real te0a98d = 1.0/quarter_car_data.car_mass;
     const mb_real t753390 = -(a->zd[1]*a->p[0]) - a->z[1]*a->p[1];
-    const mb_real t074dc5 = (-1.0/quarter_car_data.car_mass*quarter_car_data.car_mass*t753390 + (-quarter_car_data.tire_spring_damping*a->zd[0] - quarter_car_data.tire_spring_stiffness*a->z[0]))/quarter_car_data.wheel_mass;
+    const mb_real t074dc5 = (-te0a98d*quarter_car_data.car_mass*t753390 + (-quarter_car_data.tire_spring_damping*a->zd[0] - quarter_car_data.tire_spring_stiffness*a->z[0]))/quarter_car_data.wheel_mass;
     out[0] = t074dc5;
     out[1] = (t753390 - quarter_car_data.car_mass*t074dc5)/quarter_car_data.car_mass;
     const mb_real t062e0c = -(a->w[1]*a->p[1]) - (a->w[5]*a->p[0] + a->zd[1]);
-    const mb_real t64d85d = (-1.0/quarter_car_data.car_mass*quarter_car_data.car_mass*t062e0c + (-quarter_car_data.tire_spring_damping*a->w[4] - quarter_car_data.tire_spring_stiffness*a->w[0]))/quarter_car_data.wheel_mass;
+    const mb_real t64d85d = (-te0a98d*quarter_car_data.car_mass*t062e0c + (-quarter_car_data.tire_spring_damping*a->w[4] - quarter_car_data.tire_spring_stiffness*a->w[0]))/quarter_car_data.wheel_mass;
     out[2] = t64d85d;
     out[3] = (-quarter_car_data.car_mass*t64d85d + t062e0c)/quarter_car_data.car_mass;
     const mb_real tb2c61a = -(a->w[3]*a->p[1] + a->z[1]) - a->w[7]*a->p[0];
-    const mb_real t5d2802 = (-1.0/quarter_car_data.car_mass*quarter_car_data.car_mass*tb2c61a + (-quarter_car_data.tire_spring_stiffness*a->w[2] - quarter_car_data.tire_spring_damping*a->w[6]))/quarter_car_data.wheel_mass;
+    const mb_real t5d2802 = (-te0a98d*quarter_car_data.car_mass*tb2c61a + (-quarter_car_data.tire_spring_stiffness*a->w[2] - quarter_car_data.tire_spring_damping*a->w[6]))/quarter_car_data.wheel_mass;
     out[4] = t5d2802;
     out[5] = (-quarter_car_data.car_mass*t5d2802 + tb2c61a)/quarter_car_data.car_mass;
     if (!MB_PIVOT_OK(quarter_car_data.wheel_mass)) return MB_FN_SINGULAR;

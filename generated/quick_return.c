@@ -189,31 +189,35 @@ static int quick_return_solve_ltdl(int n, mb_real *M, mb_real *B, int m)
 int quick_return_mass(const mb_args *a, mb_real *out, mb_real *work)
 {
     (void)work;
+    const mb_real tb826d3 = quick_return_data.ram_I_zz + 0.09*quick_return_data.ram_mass + (quick_return_data.link_mass*quick_return_data.link_com_x*quick_return_data.link_com_x + quick_return_data.link_I_zz);
+    const mb_real t3ed185 = 0.3*quick_return_data.ram_mass + quick_return_data.link_mass*quick_return_data.link_com_x;
+    const mb_real tb9e6ab = quick_return_data.crank_I_zz + quick_return_data.crank_com_x*quick_return_data.crank_com_x*quick_return_data.crank_mass;
+    const mb_real t700cf4 = quick_return_data.block_mass + quick_return_data.crank_mass;
     const mb_real c3 = MB_COS(a->z[3]);
     const mb_real s2 = MB_SIN(a->z[2]);
     const mb_real c2 = MB_COS(a->z[2]);
-    out[0] = quick_return_data.ram_I_zz + 0.09*quick_return_data.ram_mass + (quick_return_data.link_mass*quick_return_data.link_com_x*quick_return_data.link_com_x + quick_return_data.link_I_zz) + (0.36*(quick_return_data.ram_mass + quick_return_data.link_mass) + 1.2*(0.3*quick_return_data.ram_mass + quick_return_data.link_mass*quick_return_data.link_com_x)*c3) + (quick_return_data.lever_I_zz + quick_return_data.lever_com_x*quick_return_data.lever_com_x*quick_return_data.lever_mass + (quick_return_data.crank_I_zz + quick_return_data.crank_com_x*quick_return_data.crank_com_x*quick_return_data.crank_mass + quick_return_data.block_I_zz + (2.0*quick_return_data.crank_com_x*quick_return_data.crank_mass*a->z[1]*c2 + (quick_return_data.block_mass + quick_return_data.crank_mass)*a->z[1]*a->z[1])));
+    out[0] = tb826d3 + (0.36*(quick_return_data.ram_mass + quick_return_data.link_mass) + 1.2*t3ed185*c3) + (quick_return_data.lever_I_zz + quick_return_data.lever_com_x*quick_return_data.lever_com_x*quick_return_data.lever_mass + (tb9e6ab + quick_return_data.block_I_zz + (2.0*quick_return_data.crank_com_x*quick_return_data.crank_mass*a->z[1]*c2 + t700cf4*a->z[1]*a->z[1])));
     const mb_real t3aee7b = -quick_return_data.crank_com_x*quick_return_data.crank_mass*s2;
     out[1] = t3aee7b;
-    const mb_real tf719de = quick_return_data.crank_I_zz + quick_return_data.crank_com_x*quick_return_data.crank_com_x*quick_return_data.crank_mass + quick_return_data.crank_com_x*quick_return_data.crank_mass*a->z[1]*c2;
+    const mb_real tf719de = tb9e6ab + quick_return_data.crank_com_x*quick_return_data.crank_mass*a->z[1]*c2;
     out[2] = tf719de;
-    const mb_real t97480e = quick_return_data.ram_I_zz + 0.09*quick_return_data.ram_mass + (quick_return_data.link_mass*quick_return_data.link_com_x*quick_return_data.link_com_x + quick_return_data.link_I_zz) + 0.6*(0.3*quick_return_data.ram_mass + quick_return_data.link_mass*quick_return_data.link_com_x)*c3;
+    const mb_real t97480e = tb826d3 + 0.6*t3ed185*c3;
     out[3] = t97480e;
     out[4] = quick_return_data.ram_I_zz;
     out[5] = t3aee7b;
-    out[6] = quick_return_data.block_mass + quick_return_data.crank_mass;
+    out[6] = t700cf4;
     out[7] = t3aee7b;
     out[8] = 0.0;
     out[9] = 0.0;
     out[10] = tf719de;
     out[11] = t3aee7b;
-    out[12] = quick_return_data.crank_I_zz + quick_return_data.crank_com_x*quick_return_data.crank_com_x*quick_return_data.crank_mass;
+    out[12] = tb9e6ab;
     out[13] = 0.0;
     out[14] = 0.0;
     out[15] = t97480e;
     out[16] = 0.0;
     out[17] = 0.0;
-    out[18] = quick_return_data.ram_I_zz + 0.09*quick_return_data.ram_mass + (quick_return_data.link_mass*quick_return_data.link_com_x*quick_return_data.link_com_x + quick_return_data.link_I_zz);
+    out[18] = tb826d3;
     out[19] = quick_return_data.ram_I_zz;
     out[20] = quick_return_data.ram_I_zz;
     out[21] = 0.0;
@@ -328,6 +332,8 @@ int quick_return_inverse_dynamics(const mb_args *a, mb_real *out, mb_real *work)
 int quick_return_inverse_dynamics_dz(const mb_args *a, mb_real *out, mb_real *work)
 {
     (void)work;
+    const mb_real t700cf4 = quick_return_data.block_mass + quick_return_data.crank_mass;
+    const mb_real tee5316 = quick_return_data.ram_mass + quick_return_data.link_mass;
     const mb_real s3 = MB_SIN(a->z[3]);
     const mb_real c3 = MB_COS(a->z[3]);
     const mb_real s0 = MB_SIN(a->z[0]);
@@ -343,10 +349,10 @@ int quick_return_inverse_dynamics_dz(const mb_args *a, mb_real *out, mb_real *wo
     const mb_real t8aad6c = quick_return_data.crank_mass*t2da2de;
     const mb_real tb17e72 = quick_return_data.block_mass*a->z[1]*s0 + t8aad6c;
     out[0] = -9.81*(td41a1d + (tb17e72 + quick_return_data.lever_com_x*quick_return_data.lever_mass*s0));
-    out[1] = 9.81*(quick_return_data.block_mass + quick_return_data.crank_mass)*c0;
+    out[1] = 9.81*t700cf4*c0;
     const mb_real t731408 = quick_return_data.crank_mass*a->z[1]*s0 - t8aad6c;
     out[2] = 9.81*t731408;
-    out[3] = 9.81*(-td41a1d + 0.6*(quick_return_data.ram_mass + quick_return_data.link_mass)*s0);
+    out[3] = 9.81*(-td41a1d + 0.6*tee5316*s0);
     out[4] = 0.0;
     const mb_real tdb4f94 = -(a->zd[0]*a->zd[0]*c0) - a->zdd[0]*s0;
     const mb_real ta1bf35 = quick_return_data.crank_com_x*(-(s2*s0) + c2*c0) + a->z[1]*c0;
@@ -364,7 +370,7 @@ int quick_return_inverse_dynamics_dz(const mb_args *a, mb_real *out, mb_real *wo
     const mb_real t22a32d = -quick_return_data.crank_mass*te13ee1*t2da2de + quick_return_data.crank_mass*(a->z[1]*a->zdd[2]*s0 + (t92f361 + a->zd[2]*te5d05c)) - (quick_return_data.crank_mass*ta1bf35*t7b8827 + quick_return_data.crank_mass*(-(a->zd[2]*a->z[1]*c0) + tc5b462))*t7b8827;
     const mb_real te8b15a = -(tdb4f94*tb17e72) + (t47db48 + quick_return_data.block_mass*a->z[1]*c0)*tf90b24 + ((quick_return_data.block_mass*a->z[1]*a->zdd[0]*c0 + quick_return_data.block_mass*t0964fe + a->zd[0]*(-quick_return_data.block_mass*a->zd[0]*a->z[1]*s0 + quick_return_data.block_mass*a->zd[1]*c0) + tc8c309)*c0 - (t22a32d + (-(a->zd[0]*(quick_return_data.block_mass*a->zd[0]*a->z[1]*c0 + quick_return_data.block_mass*a->zd[1]*s0)) + (quick_return_data.block_mass*t92f361 - quick_return_data.block_mass*a->z[1]*a->zdd[0]*s0)))*s0);
     out[5] = te8b15a;
-    out[6] = (quick_return_data.block_mass + quick_return_data.crank_mass)*tdb4f94*c0 + (quick_return_data.block_mass + quick_return_data.crank_mass)*s0*tf90b24;
+    out[6] = t700cf4*tdb4f94*c0 + t700cf4*s0*tf90b24;
     out[7] = tdb4f94*t731408 + (t47db48 - quick_return_data.crank_mass*a->z[1]*c0)*tf90b24;
     out[8] = 0.0;
     out[9] = 0.0;
@@ -401,7 +407,7 @@ int quick_return_inverse_dynamics_dz(const mb_args *a, mb_real *out, mb_real *wo
     out[15] = tf94d27;
     out[16] = 0.0;
     out[17] = 0.0;
-    out[18] = tf94d27 + (-0.6*c0*(ta8ada4 + (quick_return_data.ram_mass + quick_return_data.link_mass)*t1627c8) + 0.6*((quick_return_data.ram_mass + quick_return_data.link_mass)*t26fb56 - t64cc25)*s0);
+    out[18] = tf94d27 + (-0.6*c0*(ta8ada4 + tee5316*t1627c8) + 0.6*(tee5316*t26fb56 - t64cc25)*s0);
     out[19] = 0.0;
     const mb_real t481bc9 = te59d7c*tc822c1 + t507a78 - t87f732*t2b81ca;
     const mb_real t6a0d86 = t2b81ca*t5b06f6 + (-t1b2c40 + te59d7c*t7b6c60);
@@ -422,6 +428,7 @@ int quick_return_inverse_dynamics_dz(const mb_args *a, mb_real *out, mb_real *wo
 int quick_return_inverse_dynamics_dzd(const mb_args *a, mb_real *out, mb_real *work)
 {
     (void)work;
+    const mb_real tee5316 = quick_return_data.ram_mass + quick_return_data.link_mass;
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
     const mb_real s2 = MB_SIN(a->z[2]);
@@ -484,7 +491,7 @@ int quick_return_inverse_dynamics_dzd(const mb_args *a, mb_real *out, mb_real *w
     out[15] = tc3ebc2;
     out[16] = 0.0;
     out[17] = 0.0;
-    out[18] = tc3ebc2 + (0.6*(1.2*(quick_return_data.ram_mass + quick_return_data.link_mass)*a->zd[0]*c0 - 2.0*tfed562)*s0 - 0.6*(1.2*(quick_return_data.ram_mass + quick_return_data.link_mass)*a->zd[0]*s0 + 2.0*ta44e66)*c0);
+    out[18] = tc3ebc2 + (0.6*(1.2*tee5316*a->zd[0]*c0 - 2.0*tfed562)*s0 - 0.6*(1.2*tee5316*a->zd[0]*s0 + 2.0*ta44e66)*c0);
     out[19] = tb8219a;
     const mb_real t5b06f6 = t2b81ca*tc822c1 + t98b5e2;
     const mb_real t87f732 = -0.6*a->zd[3]*s0 + t7b6c60*t2b81ca;
@@ -505,6 +512,8 @@ int quick_return_inverse_dynamics_dzd(const mb_args *a, mb_real *out, mb_real *w
 int quick_return_inverse_dynamics_tangent(const mb_args *a, mb_real *out, mb_real *work)
 {
     (void)work;
+    const mb_real t700cf4 = quick_return_data.block_mass + quick_return_data.crank_mass;
+    const mb_real tee5316 = quick_return_data.ram_mass + quick_return_data.link_mass;
     const mb_real s3 = MB_SIN(a->z[3]);
     const mb_real c3 = MB_COS(a->z[3]);
     const mb_real s0 = MB_SIN(a->z[0]);
@@ -547,13 +556,13 @@ int quick_return_inverse_dynamics_tangent(const mb_args *a, mb_real *out, mb_rea
     const mb_real tab78ef = -quick_return_data.crank_mass*t2da2de*t7b8827 + quick_return_data.crank_mass*td17533;
     const mb_real ta182ec = quick_return_data.crank_mass*ta1bf35*t7b8827 + quick_return_data.crank_mass*t0dfef0;
     const mb_real ta32eb8 = quick_return_data.block_mass*a->zd[0]*a->z[1]*c0 + quick_return_data.block_mass*a->zd[1]*s0;
-    out[1] = 9.81*(quick_return_data.block_mass + quick_return_data.crank_mass)*a->w[0]*c0 + t7a9e75 + 2.0*a->w[1]*((t3e528a + tab78ef)*s0 - (ta182ec + ta32eb8)*c0);
+    out[1] = 9.81*t700cf4*a->w[0]*c0 + t7a9e75 + 2.0*a->w[1]*((t3e528a + tab78ef)*s0 - (ta182ec + ta32eb8)*c0);
     const mb_real t731408 = quick_return_data.crank_mass*a->z[1]*s0 - t8aad6c;
     const mb_real t79d665 = a->w[2]*(-quick_return_data.crank_mass*a->z[1]*ta1bf35*c0 - quick_return_data.crank_mass*t2da2de*a->z[1]*s0 + t85f330);
     out[2] = 9.81*a->w[0]*t731408 + t79d665 + a->w[1]*(2.0*(-(a->z[1]*ta182ec*s0) - a->z[1]*c0*tab78ef) + t285e72);
     const mb_real t325a3a = quick_return_data.link_mass*t336021 + quick_return_data.ram_mass*tc822c1;
     const mb_real tc7bc85 = (t02be53 + (-0.6*td41a1d*s0 - 0.6*c0*t325a3a))*a->w[2];
-    const mb_real t17f171 = -td41a1d + 0.6*(quick_return_data.ram_mass + quick_return_data.link_mass)*s0;
+    const mb_real t17f171 = -td41a1d + 0.6*tee5316*s0;
     const mb_real td7ffa6 = a->zd[0] + a->zd[3] + a->zd[4];
     const mb_real t7b9eea = -quick_return_data.ram_mass*td7ffa6*t7b6c60 + quick_return_data.ram_mass*te253d3;
     const mb_real t2b81ca = a->zd[0] + a->zd[3];
@@ -577,7 +586,7 @@ int quick_return_inverse_dynamics_tangent(const mb_args *a, mb_real *out, mb_rea
     const mb_real t22a32d = -quick_return_data.crank_mass*te13ee1*t2da2de + quick_return_data.crank_mass*(a->z[1]*a->zdd[2]*s0 + (t92f361 + a->zd[2]*te5d05c)) - ta182ec*t7b8827;
     const mb_real tcb6654 = a->w[0]*(-(tdb4f94*tb17e72) + t75b5ee*tf90b24 + ((quick_return_data.block_mass*a->z[1]*a->zdd[0]*c0 + quick_return_data.block_mass*t0964fe + a->zd[0]*t3e528a + tc8c309)*c0 - (t22a32d + (-(a->zd[0]*ta32eb8) + (quick_return_data.block_mass*t92f361 - quick_return_data.block_mass*a->z[1]*a->zdd[0]*s0)))*s0)) + a->w[1]*(2.0*a->zd[0]*c0*t75b5ee + 2.0*a->zd[0]*tb17e72*s0);
     out[5] = tcb6654 + t7a9e75;
-    out[6] = ((quick_return_data.block_mass + quick_return_data.crank_mass)*a->w[0]*tf90b24 + 2.0*(quick_return_data.block_mass + quick_return_data.crank_mass)*a->zd[0]*a->w[1]*c0 + (quick_return_data.block_mass + quick_return_data.crank_mass)*a->w[2]*s0)*s0 + c0*((quick_return_data.block_mass + quick_return_data.crank_mass)*a->w[2]*c0 + ((quick_return_data.block_mass + quick_return_data.crank_mass)*a->w[0]*tdb4f94 - 2.0*(quick_return_data.block_mass + quick_return_data.crank_mass)*a->zd[0]*a->w[1]*s0));
+    out[6] = (t700cf4*a->w[0]*tf90b24 + 2.0*t700cf4*a->zd[0]*a->w[1]*c0 + t700cf4*a->w[2]*s0)*s0 + c0*(t700cf4*a->w[2]*c0 + (t700cf4*a->w[0]*tdb4f94 - 2.0*t700cf4*a->zd[0]*a->w[1]*s0));
     const mb_real t1734fa = t47db48 - quick_return_data.crank_mass*a->z[1]*c0;
     out[7] = t1734fa*(2.0*a->zd[0]*a->w[1]*c0 + a->w[0]*tf90b24 + a->w[2]*s0) + (-2.0*a->zd[0]*a->w[1]*s0 + a->w[0]*tdb4f94 + a->w[2]*c0)*t731408;
     out[8] = 0.0;
@@ -608,7 +617,7 @@ int quick_return_inverse_dynamics_tangent(const mb_args *a, mb_real *out, mb_rea
     out[15] = t75d5e5;
     out[16] = 0.0;
     out[17] = 0.0;
-    const mb_real t74bad3 = 0.6*(a->w[0]*((quick_return_data.ram_mass + quick_return_data.link_mass)*t26fb56 - t64cc25) + (1.2*(quick_return_data.ram_mass + quick_return_data.link_mass)*a->zd[0]*c0 - 2.0*tfed562)*a->w[1] + a->w[2]*t17f171)*s0 - 0.6*c0*(a->w[2]*(t325a3a - 0.6*(quick_return_data.ram_mass + quick_return_data.link_mass)*c0) + (a->w[1]*(1.2*(quick_return_data.ram_mass + quick_return_data.link_mass)*a->zd[0]*s0 + 2.0*ta44e66) + a->w[0]*(ta8ada4 + (quick_return_data.ram_mass + quick_return_data.link_mass)*t1627c8)));
+    const mb_real t74bad3 = 0.6*(a->w[0]*(tee5316*t26fb56 - t64cc25) + (1.2*tee5316*a->zd[0]*c0 - 2.0*tfed562)*a->w[1] + a->w[2]*t17f171)*s0 - 0.6*c0*(a->w[2]*(t325a3a - 0.6*tee5316*c0) + (a->w[1]*(1.2*tee5316*a->zd[0]*s0 + 2.0*ta44e66) + a->w[0]*(ta8ada4 + tee5316*t1627c8)));
     out[18] = t74bad3 + t75d5e5;
     out[19] = t8f150b;
     const mb_real t481bc9 = te59d7c*tc822c1 + t507a78 - t87f732*t2b81ca;
@@ -724,24 +733,30 @@ int quick_return_total_mass(const mb_args *a, mb_real *out, mb_real *work)
 int quick_return_forward_dynamics(const mb_args *a, mb_real *out, mb_real *work)
 {
     (void)work;
+    const mb_real t408e9b = quick_return_data.ram_I_zz/quick_return_data.ram_I_zz;
+    const mb_real t78d6fd = -t408e9b*quick_return_data.ram_I_zz;
+    const mb_real tb826d3 = quick_return_data.ram_I_zz + 0.09*quick_return_data.ram_mass + (quick_return_data.link_mass*quick_return_data.link_com_x*quick_return_data.link_com_x + quick_return_data.link_I_zz);
+    const mb_real t3ed185 = 0.3*quick_return_data.ram_mass + quick_return_data.link_mass*quick_return_data.link_com_x;
+    const mb_real tc3f9a9 = t78d6fd + tb826d3;
+    const mb_real tb9e6ab = quick_return_data.crank_I_zz + quick_return_data.crank_com_x*quick_return_data.crank_com_x*quick_return_data.crank_mass;
     const mb_real s3 = MB_SIN(a->z[3]);
     const mb_real c3 = MB_COS(a->z[3]);
-    const mb_real t22f01f = -quick_return_data.ram_I_zz/quick_return_data.ram_I_zz*quick_return_data.ram_I_zz + (quick_return_data.ram_I_zz + 0.09*quick_return_data.ram_mass + (quick_return_data.link_mass*quick_return_data.link_com_x*quick_return_data.link_com_x + quick_return_data.link_I_zz) + 0.6*(0.3*quick_return_data.ram_mass + quick_return_data.link_mass*quick_return_data.link_com_x)*c3);
-    const mb_real t9f4229 = t22f01f/(-quick_return_data.ram_I_zz/quick_return_data.ram_I_zz*quick_return_data.ram_I_zz + (quick_return_data.ram_I_zz + 0.09*quick_return_data.ram_mass + (quick_return_data.link_mass*quick_return_data.link_com_x*quick_return_data.link_com_x + quick_return_data.link_I_zz)));
+    const mb_real t22f01f = t78d6fd + (tb826d3 + 0.6*t3ed185*c3);
+    const mb_real t9f4229 = t22f01f/tc3f9a9;
     const mb_real ltl_L_J4_J1 = t9f4229;
     const mb_real s2 = MB_SIN(a->z[2]);
     const mb_real c2 = MB_COS(a->z[2]);
     const mb_real t9841f6 = quick_return_data.crank_com_x*quick_return_data.crank_mass*s2;
-    const mb_real t34ebcf = t9841f6/(quick_return_data.crank_I_zz + quick_return_data.crank_com_x*quick_return_data.crank_com_x*quick_return_data.crank_mass);
+    const mb_real t34ebcf = t9841f6/tb9e6ab;
     const mb_real ltl_L_J3_J2 = -t34ebcf;
-    const mb_real tf719de = quick_return_data.crank_I_zz + quick_return_data.crank_com_x*quick_return_data.crank_com_x*quick_return_data.crank_mass + quick_return_data.crank_com_x*quick_return_data.crank_mass*a->z[1]*c2;
-    const mb_real t7f3bcc = tf719de/(quick_return_data.crank_I_zz + quick_return_data.crank_com_x*quick_return_data.crank_com_x*quick_return_data.crank_mass);
+    const mb_real tf719de = tb9e6ab + quick_return_data.crank_com_x*quick_return_data.crank_mass*a->z[1]*c2;
+    const mb_real t7f3bcc = tf719de/tb9e6ab;
     const mb_real ltl_L_J3_J1 = t7f3bcc;
     const mb_real ltl_D_J2 = quick_return_data.block_mass + quick_return_data.crank_mass - quick_return_data.crank_com_x*quick_return_data.crank_mass*t34ebcf*s2;
     const mb_real t305337 = t34ebcf*tf719de - t9841f6;
     const mb_real t168c93 = t305337/ltl_D_J2;
     const mb_real ltl_L_J2_J1 = t168c93;
-    const mb_real ltl_D_J1 = -(tf719de*t7f3bcc) + (-(t22f01f*t9f4229) + (-quick_return_data.ram_I_zz/quick_return_data.ram_I_zz*quick_return_data.ram_I_zz + (quick_return_data.ram_I_zz + 0.09*quick_return_data.ram_mass + (quick_return_data.link_mass*quick_return_data.link_com_x*quick_return_data.link_com_x + quick_return_data.link_I_zz) + (0.36*(quick_return_data.ram_mass + quick_return_data.link_mass) + 1.2*(0.3*quick_return_data.ram_mass + quick_return_data.link_mass*quick_return_data.link_com_x)*c3) + (quick_return_data.lever_I_zz + quick_return_data.lever_com_x*quick_return_data.lever_com_x*quick_return_data.lever_mass + (quick_return_data.crank_I_zz + quick_return_data.crank_com_x*quick_return_data.crank_com_x*quick_return_data.crank_mass + quick_return_data.block_I_zz + (2.0*quick_return_data.crank_com_x*quick_return_data.crank_mass*a->z[1]*c2 + (quick_return_data.block_mass + quick_return_data.crank_mass)*a->z[1]*a->z[1])))))) - t305337*t168c93;
+    const mb_real ltl_D_J1 = -(tf719de*t7f3bcc) + (-(t22f01f*t9f4229) + (t78d6fd + (tb826d3 + (0.36*(quick_return_data.ram_mass + quick_return_data.link_mass) + 1.2*t3ed185*c3) + (quick_return_data.lever_I_zz + quick_return_data.lever_com_x*quick_return_data.lever_com_x*quick_return_data.lever_mass + (tb9e6ab + quick_return_data.block_I_zz + (2.0*quick_return_data.crank_com_x*quick_return_data.crank_mass*a->z[1]*c2 + (quick_return_data.block_mass + quick_return_data.crank_mass)*a->z[1]*a->z[1])))))) - t305337*t168c93;
     const mb_real s4 = MB_SIN(a->z[4]);
     const mb_real c4 = MB_COS(a->z[4]);
     const mb_real t2b81ca = a->zd[0] + a->zd[3];
@@ -771,11 +786,11 @@ int quick_return_forward_dynamics(const mb_args *a, mb_real *out, mb_real *work)
     out[0] = zdd_J1;
     const mb_real zdd_J2 = zdd_y_J2/ltl_D_J2 - ltl_L_J2_J1*zdd_J1;
     out[1] = zdd_J2;
-    const mb_real zdd_J3 = -(ltl_L_J3_J1*zdd_J1) + (-(ltl_L_J3_J2*zdd_J2) + zdd_y_J3/(quick_return_data.crank_I_zz + quick_return_data.crank_com_x*quick_return_data.crank_com_x*quick_return_data.crank_mass));
+    const mb_real zdd_J3 = -(ltl_L_J3_J1*zdd_J1) + (-(ltl_L_J3_J2*zdd_J2) + zdd_y_J3/tb9e6ab);
     out[2] = zdd_J3;
-    const mb_real zdd_J4 = zdd_y_J4/(-quick_return_data.ram_I_zz/quick_return_data.ram_I_zz*quick_return_data.ram_I_zz + (quick_return_data.ram_I_zz + 0.09*quick_return_data.ram_mass + (quick_return_data.link_mass*quick_return_data.link_com_x*quick_return_data.link_com_x + quick_return_data.link_I_zz))) - ltl_L_J4_J1*zdd_J1;
+    const mb_real zdd_J4 = zdd_y_J4/tc3f9a9 - ltl_L_J4_J1*zdd_J1;
     out[3] = zdd_J4;
-    const mb_real zdd_J5 = -quick_return_data.ram_I_zz/quick_return_data.ram_I_zz*zdd_J1 - quick_return_data.ram_I_zz/quick_return_data.ram_I_zz*zdd_J4;
+    const mb_real zdd_J5 = -t408e9b*zdd_J1 - t408e9b*zdd_J4;
     out[4] = zdd_J5;
     return MB_FN_OK;
 }
@@ -786,34 +801,42 @@ int quick_return_forward_dynamics(const mb_args *a, mb_real *out, mb_real *work)
 static int quick_return_forward_dynamics_dz_rhs(const mb_args *a, mb_real *out, mb_real *work)
 {
     (void)work;
+    const mb_real tb826d3 = quick_return_data.ram_I_zz + 0.09*quick_return_data.ram_mass + (quick_return_data.link_mass*quick_return_data.link_com_x*quick_return_data.link_com_x + quick_return_data.link_I_zz);
+    const mb_real tee5316 = quick_return_data.ram_mass + quick_return_data.link_mass;
+    const mb_real t3ed185 = 0.3*quick_return_data.ram_mass + quick_return_data.link_mass*quick_return_data.link_com_x;
+    const mb_real tb9e6ab = quick_return_data.crank_I_zz + quick_return_data.crank_com_x*quick_return_data.crank_com_x*quick_return_data.crank_mass;
+    const mb_real t700cf4 = quick_return_data.block_mass + quick_return_data.crank_mass;
+    const mb_real t408e9b = quick_return_data.ram_I_zz/quick_return_data.ram_I_zz;
+    const mb_real t78d6fd = -t408e9b*quick_return_data.ram_I_zz;
+    const mb_real tc3f9a9 = t78d6fd + tb826d3;
     const mb_real s3 = MB_SIN(a->z[3]);
     const mb_real c3 = MB_COS(a->z[3]);
     const mb_real s2 = MB_SIN(a->z[2]);
     const mb_real c2 = MB_COS(a->z[2]);
-    const mb_real t0240dc = quick_return_data.ram_I_zz + 0.09*quick_return_data.ram_mass + (quick_return_data.link_mass*quick_return_data.link_com_x*quick_return_data.link_com_x + quick_return_data.link_I_zz) + (0.36*(quick_return_data.ram_mass + quick_return_data.link_mass) + 1.2*(0.3*quick_return_data.ram_mass + quick_return_data.link_mass*quick_return_data.link_com_x)*c3) + (quick_return_data.lever_I_zz + quick_return_data.lever_com_x*quick_return_data.lever_com_x*quick_return_data.lever_mass + (quick_return_data.crank_I_zz + quick_return_data.crank_com_x*quick_return_data.crank_com_x*quick_return_data.crank_mass + quick_return_data.block_I_zz + (2.0*quick_return_data.crank_com_x*quick_return_data.crank_mass*a->z[1]*c2 + (quick_return_data.block_mass + quick_return_data.crank_mass)*a->z[1]*a->z[1])));
+    const mb_real t0240dc = tb826d3 + (0.36*tee5316 + 1.2*t3ed185*c3) + (quick_return_data.lever_I_zz + quick_return_data.lever_com_x*quick_return_data.lever_com_x*quick_return_data.lever_mass + (tb9e6ab + quick_return_data.block_I_zz + (2.0*quick_return_data.crank_com_x*quick_return_data.crank_mass*a->z[1]*c2 + t700cf4*a->z[1]*a->z[1])));
     out[0] = t0240dc;
     const mb_real t9841f6 = quick_return_data.crank_com_x*quick_return_data.crank_mass*s2;
     const mb_real t3aee7b = -t9841f6;
     out[1] = t3aee7b;
-    const mb_real tf719de = quick_return_data.crank_I_zz + quick_return_data.crank_com_x*quick_return_data.crank_com_x*quick_return_data.crank_mass + quick_return_data.crank_com_x*quick_return_data.crank_mass*a->z[1]*c2;
+    const mb_real tf719de = tb9e6ab + quick_return_data.crank_com_x*quick_return_data.crank_mass*a->z[1]*c2;
     out[2] = tf719de;
-    const mb_real t97480e = quick_return_data.ram_I_zz + 0.09*quick_return_data.ram_mass + (quick_return_data.link_mass*quick_return_data.link_com_x*quick_return_data.link_com_x + quick_return_data.link_I_zz) + 0.6*(0.3*quick_return_data.ram_mass + quick_return_data.link_mass*quick_return_data.link_com_x)*c3;
+    const mb_real t97480e = tb826d3 + 0.6*t3ed185*c3;
     out[3] = t97480e;
     out[4] = quick_return_data.ram_I_zz;
     out[5] = t3aee7b;
-    out[6] = quick_return_data.block_mass + quick_return_data.crank_mass;
+    out[6] = t700cf4;
     out[7] = t3aee7b;
     out[8] = 0.0;
     out[9] = 0.0;
     out[10] = tf719de;
     out[11] = t3aee7b;
-    out[12] = quick_return_data.crank_I_zz + quick_return_data.crank_com_x*quick_return_data.crank_com_x*quick_return_data.crank_mass;
+    out[12] = tb9e6ab;
     out[13] = 0.0;
     out[14] = 0.0;
     out[15] = t97480e;
     out[16] = 0.0;
     out[17] = 0.0;
-    out[18] = quick_return_data.ram_I_zz + 0.09*quick_return_data.ram_mass + (quick_return_data.link_mass*quick_return_data.link_com_x*quick_return_data.link_com_x + quick_return_data.link_I_zz);
+    out[18] = tb826d3;
     out[19] = quick_return_data.ram_I_zz;
     out[20] = quick_return_data.ram_I_zz;
     out[21] = 0.0;
@@ -831,18 +854,18 @@ static int quick_return_forward_dynamics_dz_rhs(const mb_args *a, mb_real *out, 
     const mb_real t8aad6c = quick_return_data.crank_mass*t2da2de;
     const mb_real tb17e72 = quick_return_data.block_mass*a->z[1]*s0 + t8aad6c;
     out[25] = 9.81*(td41a1d + (tb17e72 + quick_return_data.lever_com_x*quick_return_data.lever_mass*s0));
-    const mb_real t22f01f = -quick_return_data.ram_I_zz/quick_return_data.ram_I_zz*quick_return_data.ram_I_zz + t97480e;
-    const mb_real t9f4229 = t22f01f/(-quick_return_data.ram_I_zz/quick_return_data.ram_I_zz*quick_return_data.ram_I_zz + (quick_return_data.ram_I_zz + 0.09*quick_return_data.ram_mass + (quick_return_data.link_mass*quick_return_data.link_com_x*quick_return_data.link_com_x + quick_return_data.link_I_zz)));
+    const mb_real t22f01f = t78d6fd + t97480e;
+    const mb_real t9f4229 = t22f01f/tc3f9a9;
     const mb_real ltl_L_J4_J1 = t9f4229;
-    const mb_real t34ebcf = t9841f6/(quick_return_data.crank_I_zz + quick_return_data.crank_com_x*quick_return_data.crank_com_x*quick_return_data.crank_mass);
+    const mb_real t34ebcf = t9841f6/tb9e6ab;
     const mb_real ltl_L_J3_J2 = -t34ebcf;
-    const mb_real t7f3bcc = tf719de/(quick_return_data.crank_I_zz + quick_return_data.crank_com_x*quick_return_data.crank_com_x*quick_return_data.crank_mass);
+    const mb_real t7f3bcc = tf719de/tb9e6ab;
     const mb_real ltl_L_J3_J1 = t7f3bcc;
     const mb_real ltl_D_J2 = quick_return_data.block_mass + quick_return_data.crank_mass - quick_return_data.crank_com_x*quick_return_data.crank_mass*t34ebcf*s2;
     const mb_real t305337 = t34ebcf*tf719de + t3aee7b;
     const mb_real t168c93 = t305337/ltl_D_J2;
     const mb_real ltl_L_J2_J1 = t168c93;
-    const mb_real ltl_D_J1 = -(tf719de*t7f3bcc) + (-(t22f01f*t9f4229) + (-quick_return_data.ram_I_zz/quick_return_data.ram_I_zz*quick_return_data.ram_I_zz + t0240dc)) - t305337*t168c93;
+    const mb_real ltl_D_J1 = -(tf719de*t7f3bcc) + (-(t22f01f*t9f4229) + (t78d6fd + t0240dc)) - t305337*t168c93;
     const mb_real s4 = MB_SIN(a->z[4]);
     const mb_real c4 = MB_COS(a->z[4]);
     const mb_real t2b81ca = a->zd[0] + a->zd[3];
@@ -868,7 +891,7 @@ static int quick_return_forward_dynamics_dz_rhs(const mb_args *a, mb_real *out, 
     const mb_real zdd_y_J1 = -(ltl_L_J2_J1*zdd_y_J2) + (-(zdd_y_J3*ltl_L_J3_J1) + ta2d2b4);
     const mb_real zdd_J1 = zdd_y_J1/ltl_D_J1;
     const mb_real zdd_J2 = zdd_y_J2/ltl_D_J2 - ltl_L_J2_J1*zdd_J1;
-    const mb_real zdd_J3 = -(ltl_L_J3_J1*zdd_J1) + (-(ltl_L_J3_J2*zdd_J2) + zdd_y_J3/(quick_return_data.crank_I_zz + quick_return_data.crank_com_x*quick_return_data.crank_com_x*quick_return_data.crank_mass));
+    const mb_real zdd_J3 = -(ltl_L_J3_J1*zdd_J1) + (-(ltl_L_J3_J2*zdd_J2) + zdd_y_J3/tb9e6ab);
     const mb_real tee9256 = -(a->zd[1]*a->zd[0]*s0) + c0*zdd_J2;
     const mb_real ta1bf35 = quick_return_data.crank_com_x*(-(s2*s0) + c2*c0) + a->z[1]*c0;
     const mb_real tc5b462 = a->zd[1]*s0;
@@ -888,8 +911,8 @@ static int quick_return_forward_dynamics_dz_rhs(const mb_args *a, mb_real *out, 
     const mb_real t944836 = a->zd[0]*te5d05c + (-tee9256 + a->z[1]*zdd_J1*s0);
     const mb_real t491eb2 = -quick_return_data.crank_mass*t2da2de*t2ab8ac + quick_return_data.crank_mass*ta1bf35*t944836 + (a->z[1]*tf185d9*s0 + a->z[1]*c0*t084249);
     out[27] = -t491eb2;
-    const mb_real zdd_J4 = zdd_y_J4/(-quick_return_data.ram_I_zz/quick_return_data.ram_I_zz*quick_return_data.ram_I_zz + (quick_return_data.ram_I_zz + 0.09*quick_return_data.ram_mass + (quick_return_data.link_mass*quick_return_data.link_com_x*quick_return_data.link_com_x + quick_return_data.link_I_zz))) - ltl_L_J4_J1*zdd_J1;
-    const mb_real zdd_J5 = -quick_return_data.ram_I_zz/quick_return_data.ram_I_zz*zdd_J1 - quick_return_data.ram_I_zz/quick_return_data.ram_I_zz*zdd_J4;
+    const mb_real zdd_J4 = zdd_y_J4/tc3f9a9 - ltl_L_J4_J1*zdd_J1;
+    const mb_real zdd_J5 = -t408e9b*zdd_J1 - t408e9b*zdd_J4;
     const mb_real t87c623 = c3*c0 - s3*s0;
     const mb_real t2f15d4 = 0.6*c0;
     const mb_real tc822c1 = 0.3*t87c623 + t2f15d4;
@@ -914,8 +937,8 @@ static int quick_return_forward_dynamics_dz_rhs(const mb_args *a, mb_real *out, 
     const mb_real tc0b024 = t2b81ca*t5b06f6 + (-tbbb434 + t7b6c60*t09e0db);
     const mb_real tfefb95 = t89d639*t7b6c60 + t2caada*tc822c1 + (-quick_return_data.ram_mass*t7b6c60*tee55b9 + quick_return_data.ram_mass*tc0b024*tc822c1);
     out[29] = -tfefb95;
-    out[30] = -9.81*(quick_return_data.block_mass + quick_return_data.crank_mass)*c0;
-    out[31] = -((quick_return_data.block_mass + quick_return_data.crank_mass)*s0*t2ed770 + (quick_return_data.block_mass + quick_return_data.crank_mass)*c0*t6a40cf);
+    out[30] = -9.81*t700cf4*c0;
+    out[31] = -(t700cf4*s0*t2ed770 + t700cf4*c0*t6a40cf);
     const mb_real te883c6 = quick_return_data.crank_mass*t2ab8ac - tf185d9;
     const mb_real tf2e017 = t084249 + quick_return_data.crank_mass*t944836;
     out[32] = -(te883c6*c0 + tf2e017*s0);
@@ -927,10 +950,10 @@ static int quick_return_forward_dynamics_dz_rhs(const mb_args *a, mb_real *out, 
     out[37] = -(-(a->z[1]*c0*tf2e017) + te883c6*a->z[1]*s0 + t491eb2);
     out[38] = 0.0;
     out[39] = 0.0;
-    out[40] = -9.81*(-td41a1d + 0.6*(quick_return_data.ram_mass + quick_return_data.link_mass)*s0);
+    out[40] = -9.81*(-td41a1d + 0.6*tee5316*s0);
     out[41] = 0.0;
     out[42] = 0.0;
-    out[43] = -(0.6*((quick_return_data.ram_mass + quick_return_data.link_mass)*t033db0 - t084bef)*s0 - 0.6*(td35828 + (quick_return_data.ram_mass + quick_return_data.link_mass)*t29997b)*c0 + td19a2e);
+    out[43] = -(0.6*(tee5316*t033db0 - t084bef)*s0 - 0.6*(td35828 + tee5316*t29997b)*c0 + td19a2e);
     const mb_real td52c79 = t2caada + quick_return_data.ram_mass*tc0b024;
     const mb_real tf13b93 = quick_return_data.ram_mass*tee55b9 - t89d639;
     out[44] = -(-0.6*c0*td52c79 + 0.6*s0*tf13b93 + tfefb95);
@@ -959,32 +982,37 @@ int quick_return_forward_dynamics_dz(const mb_args *a, mb_real *out, mb_real *wo
 static int quick_return_forward_dynamics_dzd_rhs(const mb_args *a, mb_real *out, mb_real *work)
 {
     (void)work;
+    const mb_real tb826d3 = quick_return_data.ram_I_zz + 0.09*quick_return_data.ram_mass + (quick_return_data.link_mass*quick_return_data.link_com_x*quick_return_data.link_com_x + quick_return_data.link_I_zz);
+    const mb_real tee5316 = quick_return_data.ram_mass + quick_return_data.link_mass;
+    const mb_real t3ed185 = 0.3*quick_return_data.ram_mass + quick_return_data.link_mass*quick_return_data.link_com_x;
+    const mb_real tb9e6ab = quick_return_data.crank_I_zz + quick_return_data.crank_com_x*quick_return_data.crank_com_x*quick_return_data.crank_mass;
+    const mb_real t700cf4 = quick_return_data.block_mass + quick_return_data.crank_mass;
     const mb_real s3 = MB_SIN(a->z[3]);
     const mb_real c3 = MB_COS(a->z[3]);
     const mb_real s2 = MB_SIN(a->z[2]);
     const mb_real c2 = MB_COS(a->z[2]);
-    out[0] = quick_return_data.ram_I_zz + 0.09*quick_return_data.ram_mass + (quick_return_data.link_mass*quick_return_data.link_com_x*quick_return_data.link_com_x + quick_return_data.link_I_zz) + (0.36*(quick_return_data.ram_mass + quick_return_data.link_mass) + 1.2*(0.3*quick_return_data.ram_mass + quick_return_data.link_mass*quick_return_data.link_com_x)*c3) + (quick_return_data.lever_I_zz + quick_return_data.lever_com_x*quick_return_data.lever_com_x*quick_return_data.lever_mass + (quick_return_data.crank_I_zz + quick_return_data.crank_com_x*quick_return_data.crank_com_x*quick_return_data.crank_mass + quick_return_data.block_I_zz + (2.0*quick_return_data.crank_com_x*quick_return_data.crank_mass*a->z[1]*c2 + (quick_return_data.block_mass + quick_return_data.crank_mass)*a->z[1]*a->z[1])));
+    out[0] = tb826d3 + (0.36*tee5316 + 1.2*t3ed185*c3) + (quick_return_data.lever_I_zz + quick_return_data.lever_com_x*quick_return_data.lever_com_x*quick_return_data.lever_mass + (tb9e6ab + quick_return_data.block_I_zz + (2.0*quick_return_data.crank_com_x*quick_return_data.crank_mass*a->z[1]*c2 + t700cf4*a->z[1]*a->z[1])));
     const mb_real t3aee7b = -quick_return_data.crank_com_x*quick_return_data.crank_mass*s2;
     out[1] = t3aee7b;
-    const mb_real tf719de = quick_return_data.crank_I_zz + quick_return_data.crank_com_x*quick_return_data.crank_com_x*quick_return_data.crank_mass + quick_return_data.crank_com_x*quick_return_data.crank_mass*a->z[1]*c2;
+    const mb_real tf719de = tb9e6ab + quick_return_data.crank_com_x*quick_return_data.crank_mass*a->z[1]*c2;
     out[2] = tf719de;
-    const mb_real t97480e = quick_return_data.ram_I_zz + 0.09*quick_return_data.ram_mass + (quick_return_data.link_mass*quick_return_data.link_com_x*quick_return_data.link_com_x + quick_return_data.link_I_zz) + 0.6*(0.3*quick_return_data.ram_mass + quick_return_data.link_mass*quick_return_data.link_com_x)*c3;
+    const mb_real t97480e = tb826d3 + 0.6*t3ed185*c3;
     out[3] = t97480e;
     out[4] = quick_return_data.ram_I_zz;
     out[5] = t3aee7b;
-    out[6] = quick_return_data.block_mass + quick_return_data.crank_mass;
+    out[6] = t700cf4;
     out[7] = t3aee7b;
     out[8] = 0.0;
     out[9] = 0.0;
     out[10] = tf719de;
     out[11] = t3aee7b;
-    out[12] = quick_return_data.crank_I_zz + quick_return_data.crank_com_x*quick_return_data.crank_com_x*quick_return_data.crank_mass;
+    out[12] = tb9e6ab;
     out[13] = 0.0;
     out[14] = 0.0;
     out[15] = t97480e;
     out[16] = 0.0;
     out[17] = 0.0;
-    out[18] = quick_return_data.ram_I_zz + 0.09*quick_return_data.ram_mass + (quick_return_data.link_mass*quick_return_data.link_com_x*quick_return_data.link_com_x + quick_return_data.link_I_zz);
+    out[18] = tb826d3;
     out[19] = quick_return_data.ram_I_zz;
     out[20] = quick_return_data.ram_I_zz;
     out[21] = 0.0;
@@ -1051,7 +1079,7 @@ static int quick_return_forward_dynamics_dzd_rhs(const mb_args *a, mb_real *out,
     out[40] = -(t2ce7ea + 2.0*(-0.6*ta44e66*c0 - 0.6*tfed562*s0));
     out[41] = 0.0;
     out[42] = 0.0;
-    out[43] = -(tc3ebc2 + (0.6*(1.2*(quick_return_data.ram_mass + quick_return_data.link_mass)*a->zd[0]*c0 - 2.0*tfed562)*s0 - 0.6*(1.2*(quick_return_data.ram_mass + quick_return_data.link_mass)*a->zd[0]*s0 + 2.0*ta44e66)*c0));
+    out[43] = -(tc3ebc2 + (0.6*(1.2*tee5316*a->zd[0]*c0 - 2.0*tfed562)*s0 - 0.6*(1.2*tee5316*a->zd[0]*s0 + 2.0*ta44e66)*c0));
     const mb_real t8e965b = -2.0*tc0697d + 2.0*quick_return_data.ram_mass*t5b06f6;
     const mb_real t105266 = 2.0*t7b9eea + 2.0*quick_return_data.ram_mass*t87f732;
     out[44] = -(t7e49b9 + (0.6*s0*t8e965b - 0.6*c0*t105266));

@@ -183,13 +183,14 @@ static int slider_crank_solve_ltdl(int n, mb_real *M, mb_real *B, int m)
 int slider_crank_mass(const mb_args *a, mb_real *out, mb_real *work)
 {
     (void)work;
+    const mb_real t946edf = slider_crank_data.rod_com_x*slider_crank_data.rod_com_x*slider_crank_data.rod_mass + slider_crank_data.rod_I_zz;
     const mb_real c1 = MB_COS(a->z[1]);
-    out[0] = slider_crank_data.crank_I_zz + slider_crank_data.crank_com_x*slider_crank_data.crank_com_x*slider_crank_data.crank_mass + (slider_crank_data.rod_com_x*slider_crank_data.rod_com_x*slider_crank_data.rod_mass + slider_crank_data.rod_I_zz + (0.010000000000000002*slider_crank_data.rod_mass + 0.2*slider_crank_data.rod_com_x*slider_crank_data.rod_mass*c1));
-    const mb_real td35721 = slider_crank_data.rod_com_x*slider_crank_data.rod_com_x*slider_crank_data.rod_mass + slider_crank_data.rod_I_zz + 0.1*slider_crank_data.rod_com_x*slider_crank_data.rod_mass*c1;
+    out[0] = slider_crank_data.crank_I_zz + slider_crank_data.crank_com_x*slider_crank_data.crank_com_x*slider_crank_data.crank_mass + (t946edf + (0.010000000000000002*slider_crank_data.rod_mass + 0.2*slider_crank_data.rod_com_x*slider_crank_data.rod_mass*c1));
+    const mb_real td35721 = t946edf + 0.1*slider_crank_data.rod_com_x*slider_crank_data.rod_mass*c1;
     out[1] = td35721;
     out[2] = 0.0;
     out[3] = td35721;
-    out[4] = slider_crank_data.rod_com_x*slider_crank_data.rod_com_x*slider_crank_data.rod_mass + slider_crank_data.rod_I_zz;
+    out[4] = t946edf;
     out[5] = 0.0;
     out[6] = 0.0;
     out[7] = 0.0;
@@ -446,12 +447,13 @@ int slider_crank_total_mass(const mb_args *a, mb_real *out, mb_real *work)
 int slider_crank_forward_dynamics(const mb_args *a, mb_real *out, mb_real *work)
 {
     (void)work;
+    const mb_real t946edf = slider_crank_data.rod_com_x*slider_crank_data.rod_com_x*slider_crank_data.rod_mass + slider_crank_data.rod_I_zz;
     const mb_real s1 = MB_SIN(a->z[1]);
     const mb_real c1 = MB_COS(a->z[1]);
-    const mb_real td35721 = slider_crank_data.rod_com_x*slider_crank_data.rod_com_x*slider_crank_data.rod_mass + slider_crank_data.rod_I_zz + 0.1*slider_crank_data.rod_com_x*slider_crank_data.rod_mass*c1;
-    const mb_real t8e4222 = td35721/(slider_crank_data.rod_com_x*slider_crank_data.rod_com_x*slider_crank_data.rod_mass + slider_crank_data.rod_I_zz);
+    const mb_real td35721 = t946edf + 0.1*slider_crank_data.rod_com_x*slider_crank_data.rod_mass*c1;
+    const mb_real t8e4222 = td35721/t946edf;
     const mb_real ltl_L_rod_pin_crank_pin = t8e4222;
-    const mb_real ltl_D_crank_pin = -(t8e4222*td35721) + (slider_crank_data.crank_I_zz + slider_crank_data.crank_com_x*slider_crank_data.crank_com_x*slider_crank_data.crank_mass + (slider_crank_data.rod_com_x*slider_crank_data.rod_com_x*slider_crank_data.rod_mass + slider_crank_data.rod_I_zz + (0.010000000000000002*slider_crank_data.rod_mass + 0.2*slider_crank_data.rod_com_x*slider_crank_data.rod_mass*c1)));
+    const mb_real ltl_D_crank_pin = -(t8e4222*td35721) + (slider_crank_data.crank_I_zz + slider_crank_data.crank_com_x*slider_crank_data.crank_com_x*slider_crank_data.crank_mass + (t946edf + (0.010000000000000002*slider_crank_data.rod_mass + 0.2*slider_crank_data.rod_com_x*slider_crank_data.rod_mass*c1)));
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
     const mb_real tb28ec7 = -0.1*a->zd[0]*a->zd[0] + 9.81*s0;
@@ -462,7 +464,7 @@ int slider_crank_forward_dynamics(const mb_args *a, mb_real *out, mb_real *work)
     const mb_real zdd_y_crank_pin = a->u[0] - (0.1*((slider_crank_data.rod_mass*(c1*tb28ec7 + 9.81*c0*s1) - slider_crank_data.rod_com_x*slider_crank_data.rod_mass*t8a7201*t8a7201)*s1 + slider_crank_data.rod_mass*c1*tfc687d) + t9c56ba + 9.81*slider_crank_data.crank_com_x*slider_crank_data.crank_mass*c0) - zdd_y_rod_pin*ltl_L_rod_pin_crank_pin;
     const mb_real zdd_crank_pin = zdd_y_crank_pin/ltl_D_crank_pin;
     out[0] = zdd_crank_pin;
-    const mb_real zdd_rod_pin = zdd_y_rod_pin/(slider_crank_data.rod_com_x*slider_crank_data.rod_com_x*slider_crank_data.rod_mass + slider_crank_data.rod_I_zz) - zdd_crank_pin*ltl_L_rod_pin_crank_pin;
+    const mb_real zdd_rod_pin = zdd_y_rod_pin/t946edf - zdd_crank_pin*ltl_L_rod_pin_crank_pin;
     out[1] = zdd_rod_pin;
     const mb_real t5f3297 = -0.8 + a->z[2];
     const mb_real tdcb175 = MB_SQRT(t5f3297*t5f3297);
@@ -479,15 +481,16 @@ int slider_crank_forward_dynamics(const mb_args *a, mb_real *out, mb_real *work)
 static int slider_crank_forward_dynamics_dz_rhs(const mb_args *a, mb_real *out, mb_real *work)
 {
     (void)work;
+    const mb_real t946edf = slider_crank_data.rod_com_x*slider_crank_data.rod_com_x*slider_crank_data.rod_mass + slider_crank_data.rod_I_zz;
     const mb_real s1 = MB_SIN(a->z[1]);
     const mb_real c1 = MB_COS(a->z[1]);
-    const mb_real t82a6d1 = slider_crank_data.crank_I_zz + slider_crank_data.crank_com_x*slider_crank_data.crank_com_x*slider_crank_data.crank_mass + (slider_crank_data.rod_com_x*slider_crank_data.rod_com_x*slider_crank_data.rod_mass + slider_crank_data.rod_I_zz + (0.010000000000000002*slider_crank_data.rod_mass + 0.2*slider_crank_data.rod_com_x*slider_crank_data.rod_mass*c1));
+    const mb_real t82a6d1 = slider_crank_data.crank_I_zz + slider_crank_data.crank_com_x*slider_crank_data.crank_com_x*slider_crank_data.crank_mass + (t946edf + (0.010000000000000002*slider_crank_data.rod_mass + 0.2*slider_crank_data.rod_com_x*slider_crank_data.rod_mass*c1));
     out[0] = t82a6d1;
-    const mb_real td35721 = slider_crank_data.rod_com_x*slider_crank_data.rod_com_x*slider_crank_data.rod_mass + slider_crank_data.rod_I_zz + 0.1*slider_crank_data.rod_com_x*slider_crank_data.rod_mass*c1;
+    const mb_real td35721 = t946edf + 0.1*slider_crank_data.rod_com_x*slider_crank_data.rod_mass*c1;
     out[1] = td35721;
     out[2] = 0.0;
     out[3] = td35721;
-    out[4] = slider_crank_data.rod_com_x*slider_crank_data.rod_com_x*slider_crank_data.rod_mass + slider_crank_data.rod_I_zz;
+    out[4] = t946edf;
     out[5] = 0.0;
     out[6] = 0.0;
     out[7] = 0.0;
@@ -497,7 +500,7 @@ static int slider_crank_forward_dynamics_dz_rhs(const mb_args *a, mb_real *out, 
     const mb_real t9297ec = slider_crank_data.rod_com_x*(c1*s0 + c0*s1) + 0.1*s0;
     const mb_real ted454b = slider_crank_data.rod_mass*t9297ec;
     out[9] = 9.81*(slider_crank_data.crank_com_x*slider_crank_data.crank_mass*s0 + ted454b);
-    const mb_real t8e4222 = td35721/(slider_crank_data.rod_com_x*slider_crank_data.rod_com_x*slider_crank_data.rod_mass + slider_crank_data.rod_I_zz);
+    const mb_real t8e4222 = td35721/t946edf;
     const mb_real ltl_L_rod_pin_crank_pin = t8e4222;
     const mb_real ltl_D_crank_pin = -(t8e4222*td35721) + t82a6d1;
     const mb_real tb28ec7 = -0.1*a->zd[0]*a->zd[0] + 9.81*s0;
@@ -507,7 +510,7 @@ static int slider_crank_forward_dynamics_dz_rhs(const mb_args *a, mb_real *out, 
     const mb_real t8a7201 = a->zd[1] + a->zd[0];
     const mb_real zdd_y_crank_pin = a->u[0] - (0.1*((slider_crank_data.rod_mass*(c1*tb28ec7 + 9.81*c0*s1) - slider_crank_data.rod_com_x*slider_crank_data.rod_mass*t8a7201*t8a7201)*s1 + slider_crank_data.rod_mass*c1*tfc687d) + t9c56ba + 9.81*slider_crank_data.crank_com_x*slider_crank_data.crank_mass*c0) - zdd_y_rod_pin*ltl_L_rod_pin_crank_pin;
     const mb_real zdd_crank_pin = zdd_y_crank_pin/ltl_D_crank_pin;
-    const mb_real zdd_rod_pin = zdd_y_rod_pin/(slider_crank_data.rod_com_x*slider_crank_data.rod_com_x*slider_crank_data.rod_mass + slider_crank_data.rod_I_zz) - zdd_crank_pin*ltl_L_rod_pin_crank_pin;
+    const mb_real zdd_rod_pin = zdd_y_rod_pin/t946edf - zdd_crank_pin*ltl_L_rod_pin_crank_pin;
     const mb_real ta520a2 = slider_crank_data.rod_com_x*(-(s0*s1) + c1*c0) + 0.1*c0;
     const mb_real t44c504 = zdd_rod_pin + zdd_crank_pin;
     const mb_real tb2550f = -((-0.1*slider_crank_data.rod_mass*a->zd[1]*c0 + slider_crank_data.rod_mass*t8a7201*ta520a2)*t8a7201) + (-slider_crank_data.rod_mass*t44c504*t9297ec + slider_crank_data.rod_mass*(0.1*zdd_rod_pin*s0 + 0.1*a->zd[1]*a->zd[0]*c0));
@@ -549,14 +552,15 @@ int slider_crank_forward_dynamics_dz(const mb_args *a, mb_real *out, mb_real *wo
 static int slider_crank_forward_dynamics_dzd_rhs(const mb_args *a, mb_real *out, mb_real *work)
 {
     (void)work;
+    const mb_real t946edf = slider_crank_data.rod_com_x*slider_crank_data.rod_com_x*slider_crank_data.rod_mass + slider_crank_data.rod_I_zz;
     const mb_real s1 = MB_SIN(a->z[1]);
     const mb_real c1 = MB_COS(a->z[1]);
-    out[0] = slider_crank_data.crank_I_zz + slider_crank_data.crank_com_x*slider_crank_data.crank_com_x*slider_crank_data.crank_mass + (slider_crank_data.rod_com_x*slider_crank_data.rod_com_x*slider_crank_data.rod_mass + slider_crank_data.rod_I_zz + (0.010000000000000002*slider_crank_data.rod_mass + 0.2*slider_crank_data.rod_com_x*slider_crank_data.rod_mass*c1));
-    const mb_real td35721 = slider_crank_data.rod_com_x*slider_crank_data.rod_com_x*slider_crank_data.rod_mass + slider_crank_data.rod_I_zz + 0.1*slider_crank_data.rod_com_x*slider_crank_data.rod_mass*c1;
+    out[0] = slider_crank_data.crank_I_zz + slider_crank_data.crank_com_x*slider_crank_data.crank_com_x*slider_crank_data.crank_mass + (t946edf + (0.010000000000000002*slider_crank_data.rod_mass + 0.2*slider_crank_data.rod_com_x*slider_crank_data.rod_mass*c1));
+    const mb_real td35721 = t946edf + 0.1*slider_crank_data.rod_com_x*slider_crank_data.rod_mass*c1;
     out[1] = td35721;
     out[2] = 0.0;
     out[3] = td35721;
-    out[4] = slider_crank_data.rod_com_x*slider_crank_data.rod_com_x*slider_crank_data.rod_mass + slider_crank_data.rod_I_zz;
+    out[4] = t946edf;
     out[5] = 0.0;
     out[6] = 0.0;
     out[7] = 0.0;

@@ -285,13 +285,7 @@ local function schedule(roots, sparse, compact, pivots)
       local n = seg[k]
       if n.args and not done[n] then
         local op = n.op
-        if n.mask == 0 then
-          -- Of model data only: written out at each use, where the compiler folds it as it folds a literal, never
-          -- a temporary that a later part would load from work[].
-          local f, ua, prec = build(n)
-          inl[n], inl_prec[n], inl_cost[n], inl_a[n] = f, prec, 0, ua
-          done[n] = true
-        elseif op == "sin" or op == "cos" then
+        if op == "sin" or op == "cos" then
           local pair = trig[n.args[1]]
           if pair.sin then define(pair.sin) end
           if pair.cos then define(pair.cos) end
@@ -379,12 +373,17 @@ function C.emit_function(opts)
     local key = st.node and st.node.s or (st.out or -1) * 2654435761
     return (key >> 20) & 7 == 0
   end
+  -- A part that can hold the rest of the function does not close early: a function within the budget stays whole.
+  local rest_ops = { [#stmts + 1] = 0 }
+  for s = #stmts, 1, -1 do rest_ops[s] = rest_ops[s + 1] + (stmts[s].cost or 1) end
   local nparts, in_part, ops_in_part = 1, 0, 0
   for s = 1, #stmts do
     local st = stmts[s]
     local c = st.cost or 1
     local late = in_part >= 0.75 * max or ops_in_part >= 0.75 * max_ops
-    if in_part > 0 and (in_part + 1 > max or ops_in_part + c > max_ops or late and marks_boundary(stmts[s - 1])) then
+    local rest_fits = in_part + #stmts - s + 1 <= max and ops_in_part + rest_ops[s] <= max_ops
+    if in_part > 0 and not rest_fits and (in_part + 1 > max or ops_in_part + c > max_ops
+        or late and marks_boundary(stmts[s - 1])) then
       nparts, in_part, ops_in_part = nparts + 1, 0, 0
     end
     st.part = nparts
@@ -397,12 +396,46 @@ function C.emit_function(opts)
   for s = 1, #stmts do
     local st = stmts[s]
     for _, x in ipairs(st.frags) do
-      if type(x) == "table" and part_of[x] ~= st.part and not cross[x] then
+      if type(x) == "table" and part_of[x] ~= st.part and not cross[x] and x.mask ~= 0 then
         cross[x] = true
         ncross = ncross + 1
       end
     end
     if st.node then part_of[st.node] = st.part end
+  end
+  -- A temporary of model data alone (mask 0) is defined at the head of each part that reads it, rather than kept
+  -- in work[] for later parts: the compiler folds it in each part as it folds a literal.
+  local again = {}   -- part -> list of statements defining such temporaries, in their order
+  do
+    local def_of = {}
+    for s = 1, #stmts do
+      local n = stmts[s].node
+      if n and n.mask == 0 then def_of[n] = s end
+    end
+    local wanted = {}  -- part -> set of statement indices
+    local function want(p, x)
+      local s = def_of[x]
+      if not s or wanted[p][s] then return end
+      wanted[p][s] = true
+      for _, y in ipairs(stmts[s].frags) do
+        if type(y) == "table" then want(p, y) end
+      end
+    end
+    for p = 1, nparts do wanted[p] = {} end
+    for s = 1, #stmts do
+      local n = stmts[s].node
+      if not (n and n.mask == 0) then
+        for _, x in ipairs(stmts[s].frags) do
+          if type(x) == "table" and x.mask == 0 then want(stmts[s].part, x) end
+        end
+      end
+    end
+    for p = 1, nparts do
+      local list = {}
+      for s in pairs(wanted[p]) do list[#list + 1] = s end
+      table.sort(list)
+      again[p] = list
+    end
   end
   -- A temporary is named by its label (sym.expr's E.label: its provenance, `zdd_neck`) or else by its expression's
   -- shape (sym.expr's value-free hash, which stops at labels), not by a counter: an edit elsewhere in the model,
@@ -439,9 +472,20 @@ function C.emit_function(opts)
 
   local bodies, uses = {}, {}
   for p = 1, nparts do bodies[p], uses[p] = {}, { a = false, out = false, work = false } end
+  -- The statements of part p in order: the temporaries of model data it reads, then the others.
+  local order, current = {}, nil
   for s = 1, #stmts do
-    local st = stmts[s]
-    local p = st.part
+    local p = stmts[s].part
+    if p ~= current then
+      current = p
+      for _, d in ipairs(again[p]) do order[#order + 1] = { s = d, p = p } end
+    end
+    local n = stmts[s].node
+    if not (n and n.mask == 0) then order[#order + 1] = { s = s, p = p } end
+  end
+  for _, o in ipairs(order) do
+    local st = stmts[o.s]
+    local p = o.p
     local u = uses[p]
     local text = {}
     for _, x in ipairs(st.frags) do

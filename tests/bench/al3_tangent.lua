@@ -22,7 +22,7 @@ H.mkdir(TMP)
 local function run(c, jac)
   local best, out
   for _ = 1, REPS do
-    local ok, o = H.mbgen(string.format("run %s %s --formulation al3 --step %g --t-end %g --jacobian %s --allow-drift",
+    local ok, o = H.mbgen(string.format("run %s %s --fold-data --formulation al3 --step %g --t-end %g --jacobian %s --allow-drift",
       c[2], c[3] or "", STEP, T_END, jac), TMP)
     if not ok then return nil, o end
     local w = tonumber(o:match("wall time ([%d%.e%+%-]+) s"))

@@ -47,7 +47,7 @@ for _, o in ipairs(OBJ) do
 end
 local t_sim = math.huge
 for _ = 1, 3 do
-  local ok, out = H.sh("cd '" .. root .. "' && lua5.4 generator/mbgen run -q models/fivebar_point.lua --cflags -O2")
+  local ok, out = H.sh("cd '" .. root .. "' && lua5.4 generator/mbgen run -q models/fivebar_point.lua --cflags -O2 --fold-data")
   if not ok then io.stderr:write(out); os.exit(1) end
   t_sim = math.min(t_sim, tonumber(out:match("wall time ([%d%.e%-]+)")))
 end

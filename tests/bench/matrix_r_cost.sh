@@ -12,7 +12,7 @@ T2=${T2:-0.04}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 printf '%s\n' buggy sedan coach | xargs -P "$(nproc)" -I{} sh -c \
-  '[ ! -f models/{}.lua ] || lua5.4 generator/mbgen run models/{}.lua --t-end 0 > /dev/null'
+  '[ ! -f models/{}.lua ] || lua5.4 generator/mbgen run models/{}.lua --fold-data --t-end 0 > /dev/null'
 # Instructions of one run: total, those of the generated functions themselves (callgrind_annotate's per-function
 # lines), and those with the library calls they make (sin, cos, atan2: inclusive costs of the top-level generated
 # functions, their _partN helpers inside them); the per-function self costs go to $tmp/fn_$1_$2.

@@ -8,7 +8,7 @@ local H = dofile(root .. "tests/lib/harness.lua")
 package.path = root .. "tests/bench/?.lua;" .. package.path
 local BD = require "bench_data"
 
-local ok, out = H.sh("cd '" .. root .. "' && lua5.4 generator/mbgen run models/sedan.lua -q --t-end 0")
+local ok, out = H.sh("cd '" .. root .. "' && lua5.4 generator/mbgen run models/sedan.lua -q --fold-data --t-end 0")
 if not ok then io.stderr:write(out); os.exit(1) end
 local exe = root .. "build/run_matrix_r/models/sedan/mbrun"
 local have_cg = H.sh("command -v valgrind >/dev/null")

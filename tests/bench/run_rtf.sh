@@ -11,7 +11,7 @@ tmp=$(mktemp)
 trap 'rm -f "$tmp"' EXIT
 # Both sizes built first, one per core at a time; the timed runs below call the driver `mbgen run` built
 # (build/run/models/NAME[-settings]/mbrun, with the same options) one at a time, without generating the model again.
-printf '%s\n' 8 24 | xargs -P "$(nproc)" -I{} lua5.4 generator/mbgen run models/chain.lua --set N={} --t-end 0 --cflags -O2 > /dev/null
+printf '%s\n' 8 24 | xargs -P "$(nproc)" -I{} lua5.4 generator/mbgen run models/chain.lua --set N={} --t-end 0 --cflags -O2 --fold-data > /dev/null
 {
   echo "# Real-time factor of \`mbgen run\` (models/chain.lua)"
   echo

@@ -15,7 +15,7 @@ trap 'rm -f "$tmp"' EXIT
 # Every p built first, one per core at a time; the timed runs below call the driver `mbgen sens` built
 # (build/sens/models/NAME-settings/mbsens, with the same options) one at a time, without generating the model again.
 printf '%s\n' $PS | xargs -P "$(nproc)" -I{} nice lua5.4 generator/mbgen sens models/chain.lua --set N=12 --set NDESIGN={} \
-  --cflags -O1 --t-end 0.001 > /dev/null
+  --cflags -O1 --fold-data --t-end 0.001 > /dev/null
 val() { awk -v k="$1" '$1 == k { print $2 }' "$2"; }
 {
   echo "# Sensitivity cost against the number of design parameters (chain N = 12)"

@@ -16,7 +16,7 @@ trap 'rm -f "$tmp"' EXIT
 # same options, one at a time, without generating the model again.
 for m in buggy sedan coach; do
   [ ! -f "models/$m.lua" ] || printf 'models/%s.lua --t-end 0\nmodels/%s.lua --t-end 0 --formulation al3\n' "$m" "$m"
-done | xargs -P "$(nproc)" -L1 sh -c 'lua5.4 generator/mbgen run "$@" > /dev/null' sh
+done | xargs -P "$(nproc)" -L1 sh -c 'lua5.4 generator/mbgen run --fold-data "$@" > /dev/null' sh
 {
   echo "# Vehicles: real-time factor and time per evaluation"
   echo
