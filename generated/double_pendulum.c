@@ -468,16 +468,16 @@ int double_pendulum_total_mass(const mb_args *a, mb_real *out, mb_real *work)
 int double_pendulum_forward_dynamics(const mb_args *a, mb_real *out, mb_real *work)
 {
     (void)work;
-    const mb_real t55d989 = a->p[3]*a->p[1]*a->p[1];
-    const mb_real ltl_D_elbow = t55d989;
     const mb_real s1 = MB_SIN(a->z[1]);
     const mb_real c1 = MB_COS(a->z[1]);
+    const mb_real s0 = MB_SIN(a->z[0]);
+    const mb_real c0 = MB_COS(a->z[0]);
+    const mb_real t55d989 = a->p[3]*a->p[1]*a->p[1];
+    const mb_real ltl_D_elbow = t55d989;
     const mb_real t99ea11 = a->p[3]*a->p[0]*a->p[1]*c1 + t55d989;
     const mb_real t29a669 = t99ea11/ltl_D_elbow;
     const mb_real ltl_L_elbow_shoulder = t29a669;
     const mb_real ltl_D_shoulder = -(t99ea11*t29a669) + (a->p[2]*a->p[0]*a->p[0] + (a->p[3]*a->p[0]*a->p[0] + 2.0*a->p[3]*a->p[0]*a->p[1]*c1 + t55d989));
-    const mb_real s0 = MB_SIN(a->z[0]);
-    const mb_real c0 = MB_COS(a->z[0]);
     const mb_real t0d3919 = a->zd[0]*a->zd[0]*a->p[0] + 9.81*c0;
     const mb_real t13d79e = 9.81*c1*s0 + t0d3919*s1;
     const mb_real t9dfe5b = a->p[3]*a->p[1]*t13d79e;
@@ -669,12 +669,12 @@ static int double_pendulum_forward_dynamics_dp_rhs(const mb_args *a, mb_real *ou
     out[1] = t99ea11;
     out[2] = t99ea11;
     out[3] = t55d989;
+    const mb_real s0 = MB_SIN(a->z[0]);
+    const mb_real c0 = MB_COS(a->z[0]);
     const mb_real ltl_D_elbow = t55d989;
     const mb_real t29a669 = t99ea11/ltl_D_elbow;
     const mb_real ltl_L_elbow_shoulder = t29a669;
     const mb_real ltl_D_shoulder = -(t99ea11*t29a669) + t6debc1;
-    const mb_real s0 = MB_SIN(a->z[0]);
-    const mb_real c0 = MB_COS(a->z[0]);
     const mb_real t0d3919 = a->zd[0]*a->zd[0]*a->p[0] + 9.81*c0;
     const mb_real t13d79e = 9.81*c1*s0 + t0d3919*s1;
     const mb_real t9dfe5b = a->p[3]*a->p[1]*t13d79e;

@@ -435,14 +435,14 @@ int fourbar_planar_forward_dynamics(const mb_args *a, mb_real *out, mb_real *wor
 {
     (void)work;
     const mb_real td09424 = fourbar_planar_data.coupler_I_zz + fourbar_planar_data.coupler_mass*fourbar_planar_data.coupler_com_x*fourbar_planar_data.coupler_com_x;
+    const mb_real s0 = MB_SIN(a->z[0]);
+    const mb_real c0 = MB_COS(a->z[0]);
     const mb_real s1 = MB_SIN(a->z[1]);
     const mb_real c1 = MB_COS(a->z[1]);
     const mb_real tc80ba5 = td09424 + 0.1*fourbar_planar_data.coupler_mass*fourbar_planar_data.coupler_com_x*c1;
     const mb_real tc713ec = tc80ba5/td09424;
     const mb_real ltl_L_A_O2 = tc713ec;
     const mb_real ltl_D_O2 = -(tc80ba5*tc713ec) + (fourbar_planar_data.crank_I_zz + fourbar_planar_data.crank_com_x*fourbar_planar_data.crank_com_x*fourbar_planar_data.crank_mass + (td09424 + (0.010000000000000002*fourbar_planar_data.coupler_mass + 0.2*fourbar_planar_data.coupler_mass*fourbar_planar_data.coupler_com_x*c1)));
-    const mb_real s0 = MB_SIN(a->z[0]);
-    const mb_real c0 = MB_COS(a->z[0]);
     const mb_real tb28ec7 = -0.1*a->zd[0]*a->zd[0] + 9.81*s0;
     const mb_real tfc687d = 9.81*c1*c0 - s1*tb28ec7;
     const mb_real td3a84a = fourbar_planar_data.coupler_mass*fourbar_planar_data.coupler_com_x*tfc687d;

@@ -706,13 +706,15 @@ int fourbar_spatial_total_mass(const mb_args *a, mb_real *out, mb_real *work)
 int fourbar_spatial_forward_dynamics(const mb_args *a, mb_real *out, mb_real *work)
 {
     (void)work;
-    const mb_real t8fb1d1 = 16.0*a->p[2]/12.0;
-    const mb_real t324c33 = t8fb1d1 + fourbar_spatial_data.rod_com_x*fourbar_spatial_data.rod_com_x*a->p[2];
-    const mb_real ltl_D_rod_2 = t324c33;
     const mb_real s2 = MB_SIN(a->z[2]);
     const mb_real c2 = MB_COS(a->z[2]);
     const mb_real s1 = MB_SIN(a->z[1]);
     const mb_real c1 = MB_COS(a->z[1]);
+    const mb_real s0 = MB_SIN(a->z[0]);
+    const mb_real c0 = MB_COS(a->z[0]);
+    const mb_real t8fb1d1 = 16.0*a->p[2]/12.0;
+    const mb_real t324c33 = t8fb1d1 + fourbar_spatial_data.rod_com_x*fourbar_spatial_data.rod_com_x*a->p[2];
+    const mb_real ltl_D_rod_2 = t324c33;
     const mb_real te5ff89 = -1.5*fourbar_spatial_data.rod_com_x*a->p[2]*s2*s1/ltl_D_rod_2;
     const mb_real ltl_L_rod_2_crank = te5ff89;
     const mb_real t2b635f = t324c33 - t324c33*s2*s2;
@@ -722,8 +724,6 @@ int fourbar_spatial_forward_dynamics(const mb_args *a, mb_real *out, mb_real *wo
     const mb_real ltl_L_rod_1_crank = t347ca3;
     const mb_real ltl_D_crank = 2.25*a->p[2] + 3.0*fourbar_spatial_data.rod_com_x*a->p[2]*c2*c1 + t2b635f + (fourbar_spatial_data.crank_com_x*fourbar_spatial_data.crank_com_x*a->p[0] + 2.25*a->p[0]/12.0) + 1.5*fourbar_spatial_data.rod_com_x*a->p[2]*te5ff89*s2*s1 - tf3880f*t347ca3;
     const mb_real t8a7201 = a->zd[1] + a->zd[0];
-    const mb_real s0 = MB_SIN(a->z[0]);
-    const mb_real c0 = MB_COS(a->z[0]);
     const mb_real tb28ec7 = -1.5*a->zd[0]*a->zd[0] + 9.81*s0;
     const mb_real t06eabb = c1*tb28ec7 + 9.81*c0*s1;
     const mb_real t4ebf2c = -fourbar_spatial_data.rod_com_x*c2*s2*t8a7201*t8a7201 + s2*t06eabb;
@@ -1033,6 +1033,8 @@ static int fourbar_spatial_forward_dynamics_dp_rhs(const mb_args *a, mb_real *ou
     out[14] = 0.0;
     const mb_real tbc8682 = 4.0*a->p[1]/12.0 + fourbar_spatial_data.follower_com_x*fourbar_spatial_data.follower_com_x*a->p[1];
     out[15] = tbc8682;
+    const mb_real s0 = MB_SIN(a->z[0]);
+    const mb_real c0 = MB_COS(a->z[0]);
     const mb_real ltl_D_rod_2 = t324c33;
     const mb_real te5ff89 = t77c779/ltl_D_rod_2;
     const mb_real ltl_L_rod_2_crank = te5ff89;
@@ -1041,8 +1043,6 @@ static int fourbar_spatial_forward_dynamics_dp_rhs(const mb_args *a, mb_real *ou
     const mb_real ltl_L_rod_1_crank = t347ca3;
     const mb_real ltl_D_crank = t465f5c + 1.5*fourbar_spatial_data.rod_com_x*a->p[2]*te5ff89*s2*s1 - tf3880f*t347ca3;
     const mb_real t8a7201 = a->zd[1] + a->zd[0];
-    const mb_real s0 = MB_SIN(a->z[0]);
-    const mb_real c0 = MB_COS(a->z[0]);
     const mb_real tb28ec7 = -1.5*a->zd[0]*a->zd[0] + 9.81*s0;
     const mb_real t06eabb = c1*tb28ec7 + 9.81*c0*s1;
     const mb_real t4ebf2c = -fourbar_spatial_data.rod_com_x*c2*s2*t8a7201*t8a7201 + s2*t06eabb;

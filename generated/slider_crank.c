@@ -450,12 +450,12 @@ int slider_crank_forward_dynamics(const mb_args *a, mb_real *out, mb_real *work)
     const mb_real t946edf = slider_crank_data.rod_com_x*slider_crank_data.rod_com_x*slider_crank_data.rod_mass + slider_crank_data.rod_I_zz;
     const mb_real s1 = MB_SIN(a->z[1]);
     const mb_real c1 = MB_COS(a->z[1]);
+    const mb_real s0 = MB_SIN(a->z[0]);
+    const mb_real c0 = MB_COS(a->z[0]);
     const mb_real td35721 = t946edf + 0.1*slider_crank_data.rod_com_x*slider_crank_data.rod_mass*c1;
     const mb_real t8e4222 = td35721/t946edf;
     const mb_real ltl_L_rod_pin_crank_pin = t8e4222;
     const mb_real ltl_D_crank_pin = -(t8e4222*td35721) + (slider_crank_data.crank_I_zz + slider_crank_data.crank_com_x*slider_crank_data.crank_com_x*slider_crank_data.crank_mass + (t946edf + (0.010000000000000002*slider_crank_data.rod_mass + 0.2*slider_crank_data.rod_com_x*slider_crank_data.rod_mass*c1)));
-    const mb_real s0 = MB_SIN(a->z[0]);
-    const mb_real c0 = MB_COS(a->z[0]);
     const mb_real tb28ec7 = -0.1*a->zd[0]*a->zd[0] + 9.81*s0;
     const mb_real tfc687d = 9.81*c1*c0 - s1*tb28ec7;
     const mb_real t9c56ba = slider_crank_data.rod_com_x*slider_crank_data.rod_mass*tfc687d;

@@ -318,6 +318,14 @@ local function schedule(roots, sparse, compact, pivots)
     end
     if #labels > 0 then
       sort(labels, function(x, y) return x.id < y.id end)
+      -- The sines and cosines of the inputs before the labels' work, as a walk from the output would have them:
+      -- every double is caller-saved across a call, so a value computed before one is spilled and reloaded.
+      local trig_in = {}
+      for k = 1, #seg do
+        local n = seg[k]
+        if (n.op == "sin" or n.op == "cos") and n.args[1].op == "sym" then trig_in[#trig_in + 1] = n end
+      end
+      take(trig_in)
       for k = 1, #seg do seen[seg[k]] = nil end
       for _, l in ipairs(labels) do take(E.topo({ l }, seen)) end
       seg = E.topo({ r }, seen)
