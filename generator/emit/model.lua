@@ -706,7 +706,6 @@ function M.generate(tree, spec, source_text, opts)
   return files, stats
 end
 
--- Constraint equations of the loops, rods and drives (their C comes with the closed-loop formulation).
 -- NAME.c's text c with each line `    .MEMBER = VALUE,` of the data table replaced by f(member) when that returns a
 -- string (the new VALUE); the rest as it is. The one reader of the table's layout besides M.generate.
 function M.rewrite_data(c, name, f)
@@ -737,6 +736,7 @@ function M.patch_data(files, name, values, source_text)
   return out
 end
 
+-- Constraint equations of the loops, rods and drives (their C comes with the closed-loop formulation).
 function M.constraint_count(tree)
   local nc = 0
   for _, c in ipairs(tree.constraints or {}) do nc = nc + (c.equations or 0) end
