@@ -15,23 +15,23 @@
 extern const mb_model buggy_model;
 
 int buggy_mass(const mb_args *a, mb_real *out, mb_real *work);
-#define buggy_mass_NWORK 499
+#define buggy_mass_NWORK 393
 int buggy_forces(const mb_args *a, mb_real *out, mb_real *work);
-#define buggy_forces_NWORK 651
+#define buggy_forces_NWORK 659
 int buggy_forces_nc(const mb_args *a, mb_real *out, mb_real *work);
 #define buggy_forces_nc_NWORK 224
 int buggy_inverse_dynamics(const mb_args *a, mb_real *out, mb_real *work);
-#define buggy_inverse_dynamics_NWORK 638
+#define buggy_inverse_dynamics_NWORK 651
 int buggy_inverse_dynamics_dz(const mb_args *a, mb_real *out, mb_real *work);
-#define buggy_inverse_dynamics_dz_NWORK 3763
+#define buggy_inverse_dynamics_dz_NWORK 3726
 int buggy_inverse_dynamics_dzd(const mb_args *a, mb_real *out, mb_real *work);
-#define buggy_inverse_dynamics_dzd_NWORK 1837
+#define buggy_inverse_dynamics_dzd_NWORK 1824
 int buggy_inverse_dynamics_tangent(const mb_args *a, mb_real *out, mb_real *work);
-#define buggy_inverse_dynamics_tangent_NWORK 4443
+#define buggy_inverse_dynamics_tangent_NWORK 4505
 int buggy_inverse_dynamics_dp(const mb_args *a, mb_real *out, mb_real *work);
 #define buggy_inverse_dynamics_dp_NWORK 0
 int buggy_energy(const mb_args *a, mb_real *out, mb_real *work);
-#define buggy_energy_NWORK 215
+#define buggy_energy_NWORK 204
 int buggy_points(const mb_args *a, mb_real *out, mb_real *work);
 #define buggy_points_NWORK 0
 int buggy_points_dz(const mb_args *a, mb_real *out, mb_real *work);
@@ -41,13 +41,13 @@ int buggy_total_mass(const mb_args *a, mb_real *out, mb_real *work);
 int buggy_tyres(const mb_args *a, mb_real *out, mb_real *work);
 #define buggy_tyres_NWORK 0
 int buggy_forward_dynamics(const mb_args *a, mb_real *out, mb_real *work);
-#define buggy_forward_dynamics_NWORK 1214
+#define buggy_forward_dynamics_NWORK 1089
 int buggy_forward_dynamics_dz(const mb_args *a, mb_real *out, mb_real *work);
-#define buggy_forward_dynamics_dz_NWORK 8016
+#define buggy_forward_dynamics_dz_NWORK 8048
 int buggy_forward_dynamics_dzd(const mb_args *a, mb_real *out, mb_real *work);
-#define buggy_forward_dynamics_dzd_NWORK 4451
+#define buggy_forward_dynamics_dzd_NWORK 4404
 int buggy_forward_dynamics_dp(const mb_args *a, mb_real *out, mb_real *work);
-#define buggy_forward_dynamics_dp_NWORK 3257
+#define buggy_forward_dynamics_dp_NWORK 3186
 int buggy_constraints(const mb_args *a, mb_real *out, mb_real *work);
 #define buggy_constraints_NWORK 0
 int buggy_constraints_dz(const mb_args *a, mb_real *out, mb_real *work);
@@ -57,7 +57,7 @@ int buggy_constraints_dp(const mb_args *a, mb_real *out, mb_real *work);
 int buggy_constraints_dt(const mb_args *a, mb_real *out, mb_real *work);
 #define buggy_constraints_dt_NWORK 0
 int buggy_constraint_bias(const mb_args *a, mb_real *out, mb_real *work);
-#define buggy_constraint_bias_NWORK 108
+#define buggy_constraint_bias_NWORK 109
 int buggy_constraint_bias_dz(const mb_args *a, mb_real *out, mb_real *work);
 #define buggy_constraint_bias_dz_NWORK 1587
 int buggy_constraint_bias_dzd(const mb_args *a, mb_real *out, mb_real *work);
@@ -86,7 +86,7 @@ void buggy_matrix_r_dependent_solve(const mb_real *X, const mb_real *b, mb_real 
 void buggy_matrix_r_dependent_R(const mb_real *X, const mb_real *J, mb_real *R);
 
 /* The largest workspace of any function above, in mb_reals. */
-#define buggy_NWORK 8016
+#define buggy_NWORK 8048
 /* buggy.c compiles whole, or section by section with -DMB_PART=1..buggy_NSECTIONS
  * (and -DMB_PART=0, the data table's values, when built with -DMB_LINKED_DATA). */
 #define buggy_NSECTIONS 22

@@ -373,8 +373,8 @@ int cam_follower_forward_dynamics_dzd(const mb_args *a, mb_real *out, mb_real *w
 int cam_follower_constraints(const mb_args *a, mb_real *out, mb_real *work)
 {
     (void)work;
-    const mb_real t1095ba = MB_COS(2.0*a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
+    const mb_real t1095ba = MB_COS(2.0*a->z[0]);
     out[0] = a->z[1] - (0.003*t1095ba + (0.05 + 0.01*c0));
     return MB_FN_OK;
 }
@@ -385,8 +385,8 @@ int cam_follower_constraints(const mb_args *a, mb_real *out, mb_real *work)
 int cam_follower_constraints_dz(const mb_args *a, mb_real *out, mb_real *work)
 {
     (void)work;
-    const mb_real t4bd169 = MB_SIN(2.0*a->z[0]);
     const mb_real s0 = MB_SIN(a->z[0]);
+    const mb_real t4bd169 = MB_SIN(2.0*a->z[0]);
     out[0] = -(-0.006*t4bd169 - 0.01*s0);
     out[1] = 1.0;
     return MB_FN_OK;
@@ -409,8 +409,8 @@ int cam_follower_constraints_dt(const mb_args *a, mb_real *out, mb_real *work)
 int cam_follower_constraint_bias(const mb_args *a, mb_real *out, mb_real *work)
 {
     (void)work;
-    const mb_real t1095ba = MB_COS(2.0*a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
+    const mb_real t1095ba = MB_COS(2.0*a->z[0]);
     out[0] = -(a->zd[0]*a->zd[0]*(-0.012*t1095ba - 0.01*c0));
     return MB_FN_OK;
 }
@@ -421,8 +421,8 @@ int cam_follower_constraint_bias(const mb_args *a, mb_real *out, mb_real *work)
 int cam_follower_constraint_bias_dz(const mb_args *a, mb_real *out, mb_real *work)
 {
     (void)work;
-    const mb_real t4bd169 = MB_SIN(2.0*a->z[0]);
     const mb_real s0 = MB_SIN(a->z[0]);
+    const mb_real t4bd169 = MB_SIN(2.0*a->z[0]);
     out[0] = -(a->zd[0]*a->zd[0]*(0.024*t4bd169 + 0.01*s0));
     out[1] = 0.0;
     return MB_FN_OK;
@@ -434,8 +434,8 @@ int cam_follower_constraint_bias_dz(const mb_args *a, mb_real *out, mb_real *wor
 int cam_follower_constraint_bias_dzd(const mb_args *a, mb_real *out, mb_real *work)
 {
     (void)work;
-    const mb_real t1095ba = MB_COS(2.0*a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
+    const mb_real t1095ba = MB_COS(2.0*a->z[0]);
     out[0] = -2.0*a->zd[0]*(-0.012*t1095ba - 0.01*c0);
     out[1] = 0.0;
     return MB_FN_OK;
@@ -447,8 +447,8 @@ int cam_follower_constraint_bias_dzd(const mb_args *a, mb_real *out, mb_real *wo
 int cam_follower_constraints_dz_tw_dz(const mb_args *a, mb_real *out, mb_real *work)
 {
     (void)work;
-    const mb_real t1095ba = MB_COS(2.0*a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
+    const mb_real t1095ba = MB_COS(2.0*a->z[0]);
     out[0] = 0.012*a->w[0]*t1095ba + 0.01*a->w[0]*c0;
     out[1] = 0.0;
     out[2] = 0.0;
@@ -462,8 +462,8 @@ int cam_follower_constraints_dz_tw_dz(const mb_args *a, mb_real *out, mb_real *w
 int cam_follower_constraint_vel_dz(const mb_args *a, mb_real *out, mb_real *work)
 {
     (void)work;
-    const mb_real t1095ba = MB_COS(2.0*a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
+    const mb_real t1095ba = MB_COS(2.0*a->z[0]);
     out[0] = -(a->zd[0]*(-0.012*t1095ba - 0.01*c0));
     out[1] = 0.0;
     return MB_FN_OK;
@@ -475,8 +475,8 @@ int cam_follower_constraint_vel_dz(const mb_args *a, mb_real *out, mb_real *work
 int cam_follower_constraint_acc_dz(const mb_args *a, mb_real *out, mb_real *work)
 {
     (void)work;
-    const mb_real t1095ba = MB_COS(2.0*a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
+    const mb_real t1095ba = MB_COS(2.0*a->z[0]);
     out[0] = -(a->zdd[0]*(-0.012*t1095ba - 0.01*c0));
     out[1] = 0.0;
     return MB_FN_OK;

@@ -17,21 +17,21 @@ extern const mb_model chain_model;
 int chain_mass(const mb_args *a, mb_real *out, mb_real *work);
 #define chain_mass_NWORK 0
 int chain_forces(const mb_args *a, mb_real *out, mb_real *work);
-#define chain_forces_NWORK 61
+#define chain_forces_NWORK 0
 int chain_forces_nc(const mb_args *a, mb_real *out, mb_real *work);
 #define chain_forces_nc_NWORK 0
 int chain_inverse_dynamics(const mb_args *a, mb_real *out, mb_real *work);
-#define chain_inverse_dynamics_NWORK 58
+#define chain_inverse_dynamics_NWORK 0
 int chain_inverse_dynamics_dz(const mb_args *a, mb_real *out, mb_real *work);
-#define chain_inverse_dynamics_dz_NWORK 607
+#define chain_inverse_dynamics_dz_NWORK 542
 int chain_inverse_dynamics_dzd(const mb_args *a, mb_real *out, mb_real *work);
-#define chain_inverse_dynamics_dzd_NWORK 339
+#define chain_inverse_dynamics_dzd_NWORK 334
 int chain_inverse_dynamics_dy(const mb_args *a, mb_real *out, mb_real *work);
-#define chain_inverse_dynamics_dy_NWORK 674
+#define chain_inverse_dynamics_dy_NWORK 641
 int chain_inverse_dynamics_tangent(const mb_args *a, mb_real *out, mb_real *work);
-#define chain_inverse_dynamics_tangent_NWORK 701
+#define chain_inverse_dynamics_tangent_NWORK 543
 int chain_energy(const mb_args *a, mb_real *out, mb_real *work);
-#define chain_energy_NWORK 84
+#define chain_energy_NWORK 0
 int chain_points(const mb_args *a, mb_real *out, mb_real *work);
 #define chain_points_NWORK 0
 int chain_points_dz(const mb_args *a, mb_real *out, mb_real *work);
@@ -39,22 +39,22 @@ int chain_points_dz(const mb_args *a, mb_real *out, mb_real *work);
 int chain_total_mass(const mb_args *a, mb_real *out, mb_real *work);
 #define chain_total_mass_NWORK 0
 int chain_forward_dynamics(const mb_args *a, mb_real *out, mb_real *work);
-#define chain_forward_dynamics_NWORK 139
+#define chain_forward_dynamics_NWORK 95
 int chain_forward_dynamics_dz(const mb_args *a, mb_real *out, mb_real *work);
-#define chain_forward_dynamics_dz_NWORK 1090
+#define chain_forward_dynamics_dz_NWORK 875
 int chain_forward_dynamics_dzd(const mb_args *a, mb_real *out, mb_real *work);
-#define chain_forward_dynamics_dzd_NWORK 569
+#define chain_forward_dynamics_dzd_NWORK 486
 int chain_forward_dynamics_dy(const mb_args *a, mb_real *out, mb_real *work);
-#define chain_forward_dynamics_dy_NWORK 1196
+#define chain_forward_dynamics_dy_NWORK 1050
 int chain_objective_tip_integrand(const mb_args *a, mb_real *out, mb_real *work);
 #define chain_objective_tip_integrand_NWORK 0
 int chain_objective_tip_terminal(const mb_args *a, mb_real *out, mb_real *work);
 #define chain_objective_tip_terminal_NWORK 0
 
 /* The largest workspace of any function above, in mb_reals. */
-#define chain_NWORK 1196
+#define chain_NWORK 1050
 /* chain.c compiles whole, or section by section with -DMB_PART=1..chain_NSECTIONS
  * (and -DMB_PART=0, the data table's values, when built with -DMB_LINKED_DATA). */
-#define chain_NSECTIONS 5
+#define chain_NSECTIONS 4
 
 #endif

@@ -15,23 +15,23 @@
 extern const mb_model coach_model;
 
 int coach_mass(const mb_args *a, mb_real *out, mb_real *work);
-#define coach_mass_NWORK 216
+#define coach_mass_NWORK 184
 int coach_forces(const mb_args *a, mb_real *out, mb_real *work);
-#define coach_forces_NWORK 577
+#define coach_forces_NWORK 494
 int coach_forces_nc(const mb_args *a, mb_real *out, mb_real *work);
 #define coach_forces_nc_NWORK 234
 int coach_inverse_dynamics(const mb_args *a, mb_real *out, mb_real *work);
-#define coach_inverse_dynamics_NWORK 603
+#define coach_inverse_dynamics_NWORK 527
 int coach_inverse_dynamics_dz(const mb_args *a, mb_real *out, mb_real *work);
-#define coach_inverse_dynamics_dz_NWORK 3913
+#define coach_inverse_dynamics_dz_NWORK 3837
 int coach_inverse_dynamics_dzd(const mb_args *a, mb_real *out, mb_real *work);
-#define coach_inverse_dynamics_dzd_NWORK 1655
+#define coach_inverse_dynamics_dzd_NWORK 1689
 int coach_inverse_dynamics_tangent(const mb_args *a, mb_real *out, mb_real *work);
-#define coach_inverse_dynamics_tangent_NWORK 4861
+#define coach_inverse_dynamics_tangent_NWORK 4933
 int coach_inverse_dynamics_dp(const mb_args *a, mb_real *out, mb_real *work);
-#define coach_inverse_dynamics_dp_NWORK 214
+#define coach_inverse_dynamics_dp_NWORK 218
 int coach_energy(const mb_args *a, mb_real *out, mb_real *work);
-#define coach_energy_NWORK 127
+#define coach_energy_NWORK 175
 int coach_points(const mb_args *a, mb_real *out, mb_real *work);
 #define coach_points_NWORK 0
 int coach_points_dz(const mb_args *a, mb_real *out, mb_real *work);
@@ -41,13 +41,13 @@ int coach_total_mass(const mb_args *a, mb_real *out, mb_real *work);
 int coach_tyres(const mb_args *a, mb_real *out, mb_real *work);
 #define coach_tyres_NWORK 0
 int coach_forward_dynamics(const mb_args *a, mb_real *out, mb_real *work);
-#define coach_forward_dynamics_NWORK 960
+#define coach_forward_dynamics_NWORK 764
 int coach_forward_dynamics_dz(const mb_args *a, mb_real *out, mb_real *work);
-#define coach_forward_dynamics_dz_NWORK 6687
+#define coach_forward_dynamics_dz_NWORK 6619
 int coach_forward_dynamics_dzd(const mb_args *a, mb_real *out, mb_real *work);
-#define coach_forward_dynamics_dzd_NWORK 3585
+#define coach_forward_dynamics_dzd_NWORK 3637
 int coach_forward_dynamics_dp(const mb_args *a, mb_real *out, mb_real *work);
-#define coach_forward_dynamics_dp_NWORK 1156
+#define coach_forward_dynamics_dp_NWORK 1192
 int coach_constraints(const mb_args *a, mb_real *out, mb_real *work);
 #define coach_constraints_NWORK 0
 int coach_constraints_dz(const mb_args *a, mb_real *out, mb_real *work);
@@ -84,7 +84,7 @@ void coach_matrix_r_dependent_solve(const mb_real *X, const mb_real *b, mb_real 
 void coach_matrix_r_dependent_R(const mb_real *X, const mb_real *J, mb_real *R);
 
 /* The largest workspace of any function above, in mb_reals. */
-#define coach_NWORK 6687
+#define coach_NWORK 6619
 /* coach.c compiles whole, or section by section with -DMB_PART=1..coach_NSECTIONS
  * (and -DMB_PART=0, the data table's values, when built with -DMB_LINKED_DATA). */
 #define coach_NSECTIONS 20

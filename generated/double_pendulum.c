@@ -165,10 +165,10 @@ int double_pendulum_inverse_dynamics(const mb_args *a, mb_real *out, mb_real *wo
     (void)work;
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
-    const mb_real t412c0c = a->p[0]*a->zdd[0] + 9.81*s0;
-    const mb_real t8a7201 = a->zd[1] + a->zd[0];
     const mb_real s1 = MB_SIN(a->z[1]);
     const mb_real c1 = MB_COS(a->z[1]);
+    const mb_real t412c0c = a->p[0]*a->zdd[0] + 9.81*s0;
+    const mb_real t8a7201 = a->zd[1] + a->zd[0];
     const mb_real t0d3919 = a->zd[0]*a->zd[0]*a->p[0] + 9.81*c0;
     const mb_real t94b5e5 = (a->zdd[0] + a->zdd[1])*a->p[1] + (t0d3919*s1 + c1*t412c0c);
     const mb_real t917f7c = t94b5e5*a->p[3]*a->p[1];
@@ -347,10 +347,10 @@ int double_pendulum_inverse_dynamics_sens(const mb_args *a, mb_real *out, mb_rea
     (void)work;
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
-    const mb_real t412c0c = a->p[0]*a->zdd[0] + 9.81*s0;
-    const mb_real t8a7201 = a->zd[1] + a->zd[0];
     const mb_real s1 = MB_SIN(a->z[1]);
     const mb_real c1 = MB_COS(a->z[1]);
+    const mb_real t412c0c = a->p[0]*a->zdd[0] + 9.81*s0;
+    const mb_real t8a7201 = a->zd[1] + a->zd[0];
     const mb_real t0d3919 = a->zd[0]*a->zd[0]*a->p[0] + 9.81*c0;
     const mb_real t246b6b = a->p[1]*t8a7201*t8a7201 + (c1*t0d3919 - t412c0c*s1);
     const mb_real t94b5e5 = (a->zdd[0] + a->zdd[1])*a->p[1] + (t0d3919*s1 + c1*t412c0c);
@@ -435,9 +435,9 @@ int double_pendulum_points_dz(const mb_args *a, mb_real *out, mb_real *work)
     const mb_real t421b49 = a->p[0]*s0;
     out[1] = t421b49;
     out[2] = 0.0;
-    const mb_real ta30f0e = -t7afa05;
     const mb_real s1 = MB_SIN(a->z[1]);
     const mb_real c1 = MB_COS(a->z[1]);
+    const mb_real ta30f0e = -t7afa05;
     const mb_real t9a5ce9 = -(ta30f0e - a->p[1]*(-(s0*s1) + c1*c0));
     out[3] = t9a5ce9;
     const mb_real tc3efd3 = t421b49 - a->p[1]*(-(c0*s1) - c1*s0);
@@ -720,16 +720,16 @@ int double_pendulum_forward_dynamics_dp(const mb_args *a, mb_real *out, mb_real 
 int double_pendulum_forward_dynamics_sens(const mb_args *a, mb_real *out, mb_real *work)
 {
     (void)work;
-    const mb_real t8a7201 = a->zd[1] + a->zd[0];
     const mb_real s1 = MB_SIN(a->z[1]);
     const mb_real c1 = MB_COS(a->z[1]);
+    const mb_real s0 = MB_SIN(a->z[0]);
+    const mb_real c0 = MB_COS(a->z[0]);
+    const mb_real t8a7201 = a->zd[1] + a->zd[0];
     const mb_real t49c7a8 = a->p[3]*a->p[1]*t8a7201 + a->zd[0]*a->p[3]*a->p[0]*c1;
     const mb_real t5f2c5c = t49c7a8*a->zd[0]*a->p[0]*s1 - a->zd[0]*a->zd[0]*a->p[3]*a->p[0]*a->p[0]*c1*s1;
     const mb_real t55d989 = a->p[3]*a->p[1]*a->p[1];
     const mb_real tce16e0 = 1.0/t55d989;
     const mb_real tf47e74 = a->p[3] - a->p[3]*a->p[3]*a->p[1]*a->p[1]*tce16e0;
-    const mb_real s0 = MB_SIN(a->z[0]);
-    const mb_real c0 = MB_COS(a->z[0]);
     const mb_real teea1a4 = tf47e74 - a->p[3];
     const mb_real t43e0de = tf47e74 - teea1a4*s1*s1;
     const mb_real t8321c6 = a->p[0]*a->p[0]*t43e0de + a->p[2]*a->p[0]*a->p[0];
@@ -784,10 +784,10 @@ int double_pendulum_objective_kinetic_energy_terminal(const mb_args *a, mb_real 
     (void)work;
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
-    const mb_real t92c712 = a->zd[1]*a->p[0]*s0;
-    const mb_real t421b49 = a->p[0]*s0;
     const mb_real s1 = MB_SIN(a->z[1]);
     const mb_real c1 = MB_COS(a->z[1]);
+    const mb_real t92c712 = a->zd[1]*a->p[0]*s0;
+    const mb_real t421b49 = a->p[0]*s0;
     const mb_real tf50066 = -(c0*s1) - c1*s0;
     const mb_real tc3efd3 = t421b49 - a->p[1]*tf50066;
     const mb_real t8a7201 = a->zd[1] + a->zd[0];

@@ -15,7 +15,7 @@
 extern const mb_model fourbar_grid_model;
 
 int fourbar_grid_mass(const mb_args *a, mb_real *out, mb_real *work);
-#define fourbar_grid_mass_NWORK 210
+#define fourbar_grid_mass_NWORK 201
 int fourbar_grid_forces(const mb_args *a, mb_real *out, mb_real *work);
 #define fourbar_grid_forces_NWORK 0
 int fourbar_grid_forces_nc(const mb_args *a, mb_real *out, mb_real *work);
@@ -27,9 +27,9 @@ int fourbar_grid_inverse_dynamics_dz(const mb_args *a, mb_real *out, mb_real *wo
 int fourbar_grid_inverse_dynamics_dzd(const mb_args *a, mb_real *out, mb_real *work);
 #define fourbar_grid_inverse_dynamics_dzd_NWORK 401
 int fourbar_grid_inverse_dynamics_tangent(const mb_args *a, mb_real *out, mb_real *work);
-#define fourbar_grid_inverse_dynamics_tangent_NWORK 836
+#define fourbar_grid_inverse_dynamics_tangent_NWORK 818
 int fourbar_grid_energy(const mb_args *a, mb_real *out, mb_real *work);
-#define fourbar_grid_energy_NWORK 104
+#define fourbar_grid_energy_NWORK 108
 int fourbar_grid_points(const mb_args *a, mb_real *out, mb_real *work);
 #define fourbar_grid_points_NWORK 0
 int fourbar_grid_points_dz(const mb_args *a, mb_real *out, mb_real *work);
@@ -37,11 +37,11 @@ int fourbar_grid_points_dz(const mb_args *a, mb_real *out, mb_real *work);
 int fourbar_grid_total_mass(const mb_args *a, mb_real *out, mb_real *work);
 #define fourbar_grid_total_mass_NWORK 0
 int fourbar_grid_forward_dynamics(const mb_args *a, mb_real *out, mb_real *work);
-#define fourbar_grid_forward_dynamics_NWORK 184
+#define fourbar_grid_forward_dynamics_NWORK 171
 int fourbar_grid_forward_dynamics_dz(const mb_args *a, mb_real *out, mb_real *work);
-#define fourbar_grid_forward_dynamics_dz_NWORK 5110
+#define fourbar_grid_forward_dynamics_dz_NWORK 5129
 int fourbar_grid_forward_dynamics_dzd(const mb_args *a, mb_real *out, mb_real *work);
-#define fourbar_grid_forward_dynamics_dzd_NWORK 4750
+#define fourbar_grid_forward_dynamics_dzd_NWORK 4764
 int fourbar_grid_constraints(const mb_args *a, mb_real *out, mb_real *work);
 #define fourbar_grid_constraints_NWORK 0
 int fourbar_grid_constraints_dz(const mb_args *a, mb_real *out, mb_real *work);
@@ -62,7 +62,7 @@ int fourbar_grid_constraint_acc_dz(const mb_args *a, mb_real *out, mb_real *work
 #define fourbar_grid_constraint_acc_dz_NWORK 1469
 
 /* The largest workspace of any function above, in mb_reals. */
-#define fourbar_grid_NWORK 5110
+#define fourbar_grid_NWORK 5129
 /* fourbar_grid.c compiles whole, or section by section with -DMB_PART=1..fourbar_grid_NSECTIONS
  * (and -DMB_PART=0, the data table's values, when built with -DMB_LINKED_DATA). */
 #define fourbar_grid_NSECTIONS 11

@@ -15,39 +15,39 @@
 extern const mb_model sedan_model;
 
 int sedan_mass(const mb_args *a, mb_real *out, mb_real *work);
-#define sedan_mass_NWORK 524
+#define sedan_mass_NWORK 428
 int sedan_mass_tree(const mb_args *a, mb_real *out, mb_real *work);
-#define sedan_mass_tree_NWORK 184
+#define sedan_mass_tree_NWORK 0
 int sedan_mass_lumped(const mb_args *a, mb_real *out, mb_real *work);
-#define sedan_mass_lumped_NWORK 135
+#define sedan_mass_lumped_NWORK 0
 int sedan_rod_inertia(const mb_args *a, mb_real *out, mb_real *work);
 #define sedan_rod_inertia_NWORK 0
 int sedan_rod_inertia_cross(const mb_args *a, mb_real *out, mb_real *work);
 #define sedan_rod_inertia_cross_NWORK 0
 int sedan_rod_inertia_dz(const mb_args *a, mb_real *out, mb_real *work);
-#define sedan_rod_inertia_dz_NWORK 710
+#define sedan_rod_inertia_dz_NWORK 704
 int sedan_rod_inertia_dp(const mb_args *a, mb_real *out, mb_real *work);
 #define sedan_rod_inertia_dp_NWORK 0
 int sedan_rod_inertia_cross_dz(const mb_args *a, mb_real *out, mb_real *work);
-#define sedan_rod_inertia_cross_dz_NWORK 677
+#define sedan_rod_inertia_cross_dz_NWORK 685
 int sedan_rod_inertia_cross_dp(const mb_args *a, mb_real *out, mb_real *work);
 #define sedan_rod_inertia_cross_dp_NWORK 0
 int sedan_forces(const mb_args *a, mb_real *out, mb_real *work);
-#define sedan_forces_NWORK 584
+#define sedan_forces_NWORK 605
 int sedan_forces_nc(const mb_args *a, mb_real *out, mb_real *work);
 #define sedan_forces_nc_NWORK 0
 int sedan_inverse_dynamics(const mb_args *a, mb_real *out, mb_real *work);
-#define sedan_inverse_dynamics_NWORK 553
+#define sedan_inverse_dynamics_NWORK 558
 int sedan_inverse_dynamics_dz(const mb_args *a, mb_real *out, mb_real *work);
-#define sedan_inverse_dynamics_dz_NWORK 3418
+#define sedan_inverse_dynamics_dz_NWORK 3440
 int sedan_inverse_dynamics_dzd(const mb_args *a, mb_real *out, mb_real *work);
-#define sedan_inverse_dynamics_dzd_NWORK 1774
+#define sedan_inverse_dynamics_dzd_NWORK 1772
 int sedan_inverse_dynamics_tangent(const mb_args *a, mb_real *out, mb_real *work);
-#define sedan_inverse_dynamics_tangent_NWORK 5371
+#define sedan_inverse_dynamics_tangent_NWORK 5375
 int sedan_inverse_dynamics_dp(const mb_args *a, mb_real *out, mb_real *work);
 #define sedan_inverse_dynamics_dp_NWORK 0
 int sedan_energy(const mb_args *a, mb_real *out, mb_real *work);
-#define sedan_energy_NWORK 222
+#define sedan_energy_NWORK 146
 int sedan_points(const mb_args *a, mb_real *out, mb_real *work);
 #define sedan_points_NWORK 0
 int sedan_points_dz(const mb_args *a, mb_real *out, mb_real *work);
@@ -57,7 +57,7 @@ int sedan_total_mass(const mb_args *a, mb_real *out, mb_real *work);
 int sedan_tyres(const mb_args *a, mb_real *out, mb_real *work);
 #define sedan_tyres_NWORK 0
 int sedan_forward_dynamics(const mb_args *a, mb_real *out, mb_real *work);
-#define sedan_forward_dynamics_NWORK 2140
+#define sedan_forward_dynamics_NWORK 1991
 int sedan_constraints(const mb_args *a, mb_real *out, mb_real *work);
 #define sedan_constraints_NWORK 0
 int sedan_constraints_dz(const mb_args *a, mb_real *out, mb_real *work);
@@ -94,7 +94,7 @@ void sedan_matrix_r_dependent_solve(const mb_real *X, const mb_real *b, mb_real 
 void sedan_matrix_r_dependent_R(const mb_real *X, const mb_real *J, mb_real *R);
 
 /* The largest workspace of any function above, in mb_reals. */
-#define sedan_NWORK 5371
+#define sedan_NWORK 5375
 /* sedan.c compiles whole, or section by section with -DMB_PART=1..sedan_NSECTIONS
  * (and -DMB_PART=0, the data table's values, when built with -DMB_LINKED_DATA). */
 #define sedan_NSECTIONS 17

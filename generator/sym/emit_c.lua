@@ -178,8 +178,9 @@ local function schedule(roots, sparse, compact, pivots)
     return inl_a[x]
   end
 
+  -- Model data alone costs nothing: the compiler folds it as it folds a literal.
   local function cost(x)
-    if not x.args or is_temp[x] then return 0 end
+    if not x.args or is_temp[x] or x.mask == 0 then return 0 end
     return inl_cost[x]
   end
 
@@ -312,20 +313,20 @@ local function schedule(roots, sparse, compact, pivots)
   local seen = {}
   local function take_root(r)
     local seg = E.topo({ r }, seen)
+    -- The sines and cosines of the inputs an output reaches first, before any other of its work: every double is
+    -- caller-saved across a call, so a value computed before one is spilled and reloaded.
+    local trig_in = {}
+    for k = 1, #seg do
+      local n = seg[k]
+      if (n.op == "sin" or n.op == "cos") and n.args[1].op == "sym" then trig_in[#trig_in + 1] = n end
+    end
+    take(trig_in)
     local labels = {}
     for k = 1, #seg do
       if seg[k].op == "label" then labels[#labels + 1] = seg[k] end
     end
     if #labels > 0 then
       sort(labels, function(x, y) return x.id < y.id end)
-      -- The sines and cosines of the inputs before the labels' work, as a walk from the output would have them:
-      -- every double is caller-saved across a call, so a value computed before one is spilled and reloaded.
-      local trig_in = {}
-      for k = 1, #seg do
-        local n = seg[k]
-        if (n.op == "sin" or n.op == "cos") and n.args[1].op == "sym" then trig_in[#trig_in + 1] = n end
-      end
-      take(trig_in)
       for k = 1, #seg do seen[seg[k]] = nil end
       for _, l in ipairs(labels) do take(E.topo({ l }, seen)) end
       seg = E.topo({ r }, seen)
@@ -381,21 +382,34 @@ function C.emit_function(opts)
     local key = st.node and st.node.s or (st.out or -1) * 2654435761
     return (key >> 20) & 7 == 0
   end
+  -- A temporary of model data alone is not counted: it is written where it is read, and folded there.
+  local function counted(st) return not (st.node and st.node.mask == 0) end
   -- A part that can hold the rest of the function does not close early: a function within the budget stays whole.
-  local rest_ops = { [#stmts + 1] = 0 }
-  for s = #stmts, 1, -1 do rest_ops[s] = rest_ops[s + 1] + (stmts[s].cost or 1) end
+  local rest_ops, rest_stmts = { [#stmts + 1] = 0 }, { [#stmts + 1] = 0 }
+  for s = #stmts, 1, -1 do
+    local st = stmts[s]
+    rest_ops[s] = rest_ops[s + 1] + (counted(st) and (st.cost or 1) or 0)
+    rest_stmts[s] = rest_stmts[s + 1] + (counted(st) and 1 or 0)
+  end
+  -- Nor between the sine and the cosine of one argument, which gcc takes from one sincos only within a function.
+  local function pairs_with_previous(s)
+    local n, m = stmts[s].node, s > 1 and stmts[s - 1].node
+    return n and m and n.op == "cos" and m.op == "sin" and n.args[1] == m.args[1]
+  end
   local nparts, in_part, ops_in_part = 1, 0, 0
   for s = 1, #stmts do
     local st = stmts[s]
-    local c = st.cost or 1
-    local late = in_part >= 0.75 * max or ops_in_part >= 0.75 * max_ops
-    local rest_fits = in_part + #stmts - s + 1 <= max and ops_in_part + rest_ops[s] <= max_ops
-    if in_part > 0 and not rest_fits and (in_part + 1 > max or ops_in_part + c > max_ops
-        or late and marks_boundary(stmts[s - 1])) then
-      nparts, in_part, ops_in_part = nparts + 1, 0, 0
+    if counted(st) then
+      local c = st.cost or 1
+      local late = in_part >= 0.75 * max or ops_in_part >= 0.75 * max_ops
+      local rest_fits = in_part + rest_stmts[s] <= max and ops_in_part + rest_ops[s] <= max_ops
+      if in_part > 0 and not rest_fits and not pairs_with_previous(s) and (in_part + 1 > max
+          or ops_in_part + c > max_ops or late and marks_boundary(stmts[s - 1])) then
+        nparts, in_part, ops_in_part = nparts + 1, 0, 0
+      end
+      in_part, ops_in_part = in_part + 1, ops_in_part + c
     end
     st.part = nparts
-    in_part, ops_in_part = in_part + 1, ops_in_part + c
   end
   local split = nparts > 1
   local part_of = {} -- node -> part where it is defined
@@ -491,15 +505,35 @@ function C.emit_function(opts)
     local n = stmts[s].node
     if not (n and n.mask == 0) then order[#order + 1] = { s = s, p = p } end
   end
+  -- A sine or cosine of an input that later parts read is a local in its own part, stored to work[] after its
+  -- pair: a store through k may alias a->z, so between the two calls gcc would reload the argument and no longer
+  -- take both from one sincos.
+  local function stored_late(n)
+    return cross[n] and (n.op == "sin" or n.op == "cos") and n.args[1].op == "sym"
+  end
+  local function local_name(n) return (name_of(n):gsub("^k%->", "")) end
+  local late, late_part = {}, nil
+  local function store_late()
+    for _, n in ipairs(late) do
+      local b = bodies[late_part]
+      b[#b + 1] = "    " .. name_of(n) .. " = " .. local_name(n) .. ";"
+    end
+    late = {}
+  end
   for _, o in ipairs(order) do
     local st = stmts[o.s]
     local p = o.p
     local u = uses[p]
+    if #late > 0 and not (st.node and stored_late(st.node) and p == late_part) then store_late() end
     local text = {}
     for _, x in ipairs(st.frags) do
       if type(x) == "table" then
-        if cross[x] then u.work = true end
-        text[#text + 1] = name_of(x)
+        if stored_late(x) and part_of[x] == p then
+          text[#text + 1] = local_name(x)
+        else
+          if cross[x] then u.work = true end
+          text[#text + 1] = name_of(x)
+        end
       else
         text[#text + 1] = x
       end
@@ -512,7 +546,11 @@ function C.emit_function(opts)
       line = "    if (!MB_PIVOT_OK(" .. rhs .. ")) return MB_FN_SINGULAR;"
     elseif st.node then
       local nm = name_of(st.node)
-      if cross[st.node] then
+      if stored_late(st.node) then
+        u.work = true
+        late[#late + 1], late_part = st.node, p
+        line = "    const mb_real " .. local_name(st.node) .. " = " .. rhs .. ";"
+      elseif cross[st.node] then
         u.work = true
         line = "    " .. nm .. " = " .. rhs .. ";"
       else
@@ -525,6 +563,7 @@ function C.emit_function(opts)
     local b = bodies[p]
     b[#b + 1] = line
   end
+  store_late()
 
   local cnt = C.count(sparse and (function()
     local nz = {}
