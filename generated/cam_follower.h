@@ -35,9 +35,9 @@ int cam_follower_total_mass(const mb_args *a, mb_real *out, mb_real *work);
 int cam_follower_forward_dynamics(const mb_args *a, mb_real *out, mb_real *work);
 #define cam_follower_forward_dynamics_NWORK 0
 int cam_follower_forward_dynamics_dz(const mb_args *a, mb_real *out, mb_real *work);
-#define cam_follower_forward_dynamics_dz_NWORK 8
+#define cam_follower_forward_dynamics_dz_NWORK 0
 int cam_follower_forward_dynamics_dzd(const mb_args *a, mb_real *out, mb_real *work);
-#define cam_follower_forward_dynamics_dzd_NWORK 8
+#define cam_follower_forward_dynamics_dzd_NWORK 0
 int cam_follower_constraints(const mb_args *a, mb_real *out, mb_real *work);
 #define cam_follower_constraints_NWORK 0
 int cam_follower_constraints_dz(const mb_args *a, mb_real *out, mb_real *work);
@@ -58,7 +58,7 @@ int cam_follower_constraint_acc_dz(const mb_args *a, mb_real *out, mb_real *work
 #define cam_follower_constraint_acc_dz_NWORK 0
 
 /* The largest workspace of any function above, in mb_reals. */
-#define cam_follower_NWORK 8
+#define cam_follower_NWORK 0
 /* cam_follower.c compiles whole, or section by section with -DMB_PART=1..cam_follower_NSECTIONS
  * (and -DMB_PART=0, the data table's values, when built with -DMB_LINKED_DATA). */
 #define cam_follower_NSECTIONS 1

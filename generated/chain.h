@@ -41,9 +41,9 @@ int chain_total_mass(const mb_args *a, mb_real *out, mb_real *work);
 int chain_forward_dynamics(const mb_args *a, mb_real *out, mb_real *work);
 #define chain_forward_dynamics_NWORK 95
 int chain_forward_dynamics_dz(const mb_args *a, mb_real *out, mb_real *work);
-#define chain_forward_dynamics_dz_NWORK 875
+#define chain_forward_dynamics_dz_NWORK 912
 int chain_forward_dynamics_dzd(const mb_args *a, mb_real *out, mb_real *work);
-#define chain_forward_dynamics_dzd_NWORK 486
+#define chain_forward_dynamics_dzd_NWORK 439
 int chain_forward_dynamics_dy(const mb_args *a, mb_real *out, mb_real *work);
 #define chain_forward_dynamics_dy_NWORK 1050
 int chain_objective_tip_integrand(const mb_args *a, mb_real *out, mb_real *work);
@@ -55,6 +55,6 @@ int chain_objective_tip_terminal(const mb_args *a, mb_real *out, mb_real *work);
 #define chain_NWORK 1050
 /* chain.c compiles whole, or section by section with -DMB_PART=1..chain_NSECTIONS
  * (and -DMB_PART=0, the data table's values, when built with -DMB_LINKED_DATA). */
-#define chain_NSECTIONS 4
+#define chain_NSECTIONS 5
 
 #endif

@@ -45,20 +45,20 @@ int double_pendulum_total_mass(const mb_args *a, mb_real *out, mb_real *work);
 int double_pendulum_forward_dynamics(const mb_args *a, mb_real *out, mb_real *work);
 #define double_pendulum_forward_dynamics_NWORK 0
 int double_pendulum_forward_dynamics_dz(const mb_args *a, mb_real *out, mb_real *work);
-#define double_pendulum_forward_dynamics_dz_NWORK 8
+#define double_pendulum_forward_dynamics_dz_NWORK 0
 int double_pendulum_forward_dynamics_dzd(const mb_args *a, mb_real *out, mb_real *work);
-#define double_pendulum_forward_dynamics_dzd_NWORK 8
+#define double_pendulum_forward_dynamics_dzd_NWORK 0
 int double_pendulum_forward_dynamics_dy(const mb_args *a, mb_real *out, mb_real *work);
-#define double_pendulum_forward_dynamics_dy_NWORK 12
+#define double_pendulum_forward_dynamics_dy_NWORK 0
 int double_pendulum_forward_dynamics_dp(const mb_args *a, mb_real *out, mb_real *work);
-#define double_pendulum_forward_dynamics_dp_NWORK 12
+#define double_pendulum_forward_dynamics_dp_NWORK 0
 int double_pendulum_forward_dynamics_sens(const mb_args *a, mb_real *out, mb_real *work);
 #define double_pendulum_forward_dynamics_sens_NWORK 0
 int double_pendulum_objective_kinetic_energy_terminal(const mb_args *a, mb_real *out, mb_real *work);
 #define double_pendulum_objective_kinetic_energy_terminal_NWORK 0
 
 /* The largest workspace of any function above, in mb_reals. */
-#define double_pendulum_NWORK 12
+#define double_pendulum_NWORK 0
 /* double_pendulum.c compiles whole, or section by section with -DMB_PART=1..double_pendulum_NSECTIONS. */
 #define double_pendulum_NSECTIONS 1
 

@@ -41,11 +41,11 @@ int fivebar_total_mass(const mb_args *a, mb_real *out, mb_real *work);
 int fivebar_forward_dynamics(const mb_args *a, mb_real *out, mb_real *work);
 #define fivebar_forward_dynamics_NWORK 0
 int fivebar_forward_dynamics_dz(const mb_args *a, mb_real *out, mb_real *work);
-#define fivebar_forward_dynamics_dz_NWORK 32
+#define fivebar_forward_dynamics_dz_NWORK 0
 int fivebar_forward_dynamics_dzd(const mb_args *a, mb_real *out, mb_real *work);
-#define fivebar_forward_dynamics_dzd_NWORK 32
+#define fivebar_forward_dynamics_dzd_NWORK 0
 int fivebar_forward_dynamics_dp(const mb_args *a, mb_real *out, mb_real *work);
-#define fivebar_forward_dynamics_dp_NWORK 36
+#define fivebar_forward_dynamics_dp_NWORK 0
 int fivebar_constraints(const mb_args *a, mb_real *out, mb_real *work);
 #define fivebar_constraints_NWORK 0
 int fivebar_constraints_dz(const mb_args *a, mb_real *out, mb_real *work);
@@ -88,7 +88,7 @@ void fivebar_matrix_r_dependent_solve(const mb_real *X, const mb_real *b, mb_rea
 void fivebar_matrix_r_dependent_R(const mb_real *X, const mb_real *J, mb_real *R);
 
 /* The largest workspace of any function above, in mb_reals. */
-#define fivebar_NWORK 36
+#define fivebar_NWORK 0
 /* fivebar.c compiles whole, or section by section with -DMB_PART=1..fivebar_NSECTIONS
  * (and -DMB_PART=0, the data table's values, when built with -DMB_LINKED_DATA). */
 #define fivebar_NSECTIONS 1

@@ -39,9 +39,9 @@ int fourbar_planar_total_mass(const mb_args *a, mb_real *out, mb_real *work);
 int fourbar_planar_forward_dynamics(const mb_args *a, mb_real *out, mb_real *work);
 #define fourbar_planar_forward_dynamics_NWORK 0
 int fourbar_planar_forward_dynamics_dz(const mb_args *a, mb_real *out, mb_real *work);
-#define fourbar_planar_forward_dynamics_dz_NWORK 18
+#define fourbar_planar_forward_dynamics_dz_NWORK 0
 int fourbar_planar_forward_dynamics_dzd(const mb_args *a, mb_real *out, mb_real *work);
-#define fourbar_planar_forward_dynamics_dzd_NWORK 18
+#define fourbar_planar_forward_dynamics_dzd_NWORK 0
 int fourbar_planar_constraints(const mb_args *a, mb_real *out, mb_real *work);
 #define fourbar_planar_constraints_NWORK 0
 int fourbar_planar_constraints_dz(const mb_args *a, mb_real *out, mb_real *work);
@@ -62,7 +62,7 @@ int fourbar_planar_constraint_acc_dz(const mb_args *a, mb_real *out, mb_real *wo
 #define fourbar_planar_constraint_acc_dz_NWORK 0
 
 /* The largest workspace of any function above, in mb_reals. */
-#define fourbar_planar_NWORK 18
+#define fourbar_planar_NWORK 0
 /* fourbar_planar.c compiles whole, or section by section with -DMB_PART=1..fourbar_planar_NSECTIONS
  * (and -DMB_PART=0, the data table's values, when built with -DMB_LINKED_DATA). */
 #define fourbar_planar_NSECTIONS 1

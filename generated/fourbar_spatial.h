@@ -41,11 +41,11 @@ int fourbar_spatial_total_mass(const mb_args *a, mb_real *out, mb_real *work);
 int fourbar_spatial_forward_dynamics(const mb_args *a, mb_real *out, mb_real *work);
 #define fourbar_spatial_forward_dynamics_NWORK 0
 int fourbar_spatial_forward_dynamics_dz(const mb_args *a, mb_real *out, mb_real *work);
-#define fourbar_spatial_forward_dynamics_dz_NWORK 32
+#define fourbar_spatial_forward_dynamics_dz_NWORK 0
 int fourbar_spatial_forward_dynamics_dzd(const mb_args *a, mb_real *out, mb_real *work);
-#define fourbar_spatial_forward_dynamics_dzd_NWORK 32
+#define fourbar_spatial_forward_dynamics_dzd_NWORK 0
 int fourbar_spatial_forward_dynamics_dp(const mb_args *a, mb_real *out, mb_real *work);
-#define fourbar_spatial_forward_dynamics_dp_NWORK 28
+#define fourbar_spatial_forward_dynamics_dp_NWORK 0
 int fourbar_spatial_constraints(const mb_args *a, mb_real *out, mb_real *work);
 #define fourbar_spatial_constraints_NWORK 0
 int fourbar_spatial_constraints_dz(const mb_args *a, mb_real *out, mb_real *work);
@@ -80,7 +80,7 @@ int fourbar_spatial_objective_sway_terminal(const mb_args *a, mb_real *out, mb_r
 #define fourbar_spatial_objective_sway_terminal_NWORK 0
 
 /* The largest workspace of any function above, in mb_reals. */
-#define fourbar_spatial_NWORK 32
+#define fourbar_spatial_NWORK 0
 /* fourbar_spatial.c compiles whole, or section by section with -DMB_PART=1..fourbar_spatial_NSECTIONS
  * (and -DMB_PART=0, the data table's values, when built with -DMB_LINKED_DATA). */
 #define fourbar_spatial_NSECTIONS 1

@@ -45,13 +45,13 @@ int oscillator_total_mass(const mb_args *a, mb_real *out, mb_real *work);
 int oscillator_forward_dynamics(const mb_args *a, mb_real *out, mb_real *work);
 #define oscillator_forward_dynamics_NWORK 0
 int oscillator_forward_dynamics_dz(const mb_args *a, mb_real *out, mb_real *work);
-#define oscillator_forward_dynamics_dz_NWORK 2
+#define oscillator_forward_dynamics_dz_NWORK 0
 int oscillator_forward_dynamics_dzd(const mb_args *a, mb_real *out, mb_real *work);
-#define oscillator_forward_dynamics_dzd_NWORK 2
+#define oscillator_forward_dynamics_dzd_NWORK 0
 int oscillator_forward_dynamics_dy(const mb_args *a, mb_real *out, mb_real *work);
-#define oscillator_forward_dynamics_dy_NWORK 3
+#define oscillator_forward_dynamics_dy_NWORK 0
 int oscillator_forward_dynamics_dp(const mb_args *a, mb_real *out, mb_real *work);
-#define oscillator_forward_dynamics_dp_NWORK 3
+#define oscillator_forward_dynamics_dp_NWORK 0
 int oscillator_forward_dynamics_sens(const mb_args *a, mb_real *out, mb_real *work);
 #define oscillator_forward_dynamics_sens_NWORK 0
 int oscillator_objective_wobble_integrand(const mb_args *a, mb_real *out, mb_real *work);
@@ -60,7 +60,7 @@ int oscillator_objective_wobble_terminal(const mb_args *a, mb_real *out, mb_real
 #define oscillator_objective_wobble_terminal_NWORK 0
 
 /* The largest workspace of any function above, in mb_reals. */
-#define oscillator_NWORK 3
+#define oscillator_NWORK 0
 /* oscillator.c compiles whole, or section by section with -DMB_PART=1..oscillator_NSECTIONS
  * (and -DMB_PART=0, the data table's values, when built with -DMB_LINKED_DATA). */
 #define oscillator_NSECTIONS 1

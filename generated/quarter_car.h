@@ -41,20 +41,20 @@ int quarter_car_total_mass(const mb_args *a, mb_real *out, mb_real *work);
 int quarter_car_forward_dynamics(const mb_args *a, mb_real *out, mb_real *work);
 #define quarter_car_forward_dynamics_NWORK 0
 int quarter_car_forward_dynamics_dz(const mb_args *a, mb_real *out, mb_real *work);
-#define quarter_car_forward_dynamics_dz_NWORK 8
+#define quarter_car_forward_dynamics_dz_NWORK 0
 int quarter_car_forward_dynamics_dzd(const mb_args *a, mb_real *out, mb_real *work);
-#define quarter_car_forward_dynamics_dzd_NWORK 8
+#define quarter_car_forward_dynamics_dzd_NWORK 0
 int quarter_car_forward_dynamics_dy(const mb_args *a, mb_real *out, mb_real *work);
-#define quarter_car_forward_dynamics_dy_NWORK 12
+#define quarter_car_forward_dynamics_dy_NWORK 0
 int quarter_car_forward_dynamics_dp(const mb_args *a, mb_real *out, mb_real *work);
-#define quarter_car_forward_dynamics_dp_NWORK 8
+#define quarter_car_forward_dynamics_dp_NWORK 0
 int quarter_car_forward_dynamics_sens(const mb_args *a, mb_real *out, mb_real *work);
 #define quarter_car_forward_dynamics_sens_NWORK 0
 int quarter_car_objective_comfort_integrand(const mb_args *a, mb_real *out, mb_real *work);
 #define quarter_car_objective_comfort_integrand_NWORK 0
 
 /* The largest workspace of any function above, in mb_reals. */
-#define quarter_car_NWORK 12
+#define quarter_car_NWORK 0
 /* quarter_car.c compiles whole, or section by section with -DMB_PART=1..quarter_car_NSECTIONS
  * (and -DMB_PART=0, the data table's values, when built with -DMB_LINKED_DATA). */
 #define quarter_car_NSECTIONS 1

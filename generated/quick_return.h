@@ -39,9 +39,9 @@ int quick_return_total_mass(const mb_args *a, mb_real *out, mb_real *work);
 int quick_return_forward_dynamics(const mb_args *a, mb_real *out, mb_real *work);
 #define quick_return_forward_dynamics_NWORK 0
 int quick_return_forward_dynamics_dz(const mb_args *a, mb_real *out, mb_real *work);
-#define quick_return_forward_dynamics_dz_NWORK 50
+#define quick_return_forward_dynamics_dz_NWORK 0
 int quick_return_forward_dynamics_dzd(const mb_args *a, mb_real *out, mb_real *work);
-#define quick_return_forward_dynamics_dzd_NWORK 50
+#define quick_return_forward_dynamics_dzd_NWORK 0
 int quick_return_constraints(const mb_args *a, mb_real *out, mb_real *work);
 #define quick_return_constraints_NWORK 0
 int quick_return_constraints_dz(const mb_args *a, mb_real *out, mb_real *work);
@@ -62,7 +62,7 @@ int quick_return_constraint_acc_dz(const mb_args *a, mb_real *out, mb_real *work
 #define quick_return_constraint_acc_dz_NWORK 0
 
 /* The largest workspace of any function above, in mb_reals. */
-#define quick_return_NWORK 50
+#define quick_return_NWORK 0
 /* quick_return.c compiles whole, or section by section with -DMB_PART=1..quick_return_NSECTIONS
  * (and -DMB_PART=0, the data table's values, when built with -DMB_LINKED_DATA). */
 #define quick_return_NSECTIONS 1

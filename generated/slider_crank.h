@@ -39,9 +39,9 @@ int slider_crank_total_mass(const mb_args *a, mb_real *out, mb_real *work);
 int slider_crank_forward_dynamics(const mb_args *a, mb_real *out, mb_real *work);
 #define slider_crank_forward_dynamics_NWORK 0
 int slider_crank_forward_dynamics_dz(const mb_args *a, mb_real *out, mb_real *work);
-#define slider_crank_forward_dynamics_dz_NWORK 18
+#define slider_crank_forward_dynamics_dz_NWORK 0
 int slider_crank_forward_dynamics_dzd(const mb_args *a, mb_real *out, mb_real *work);
-#define slider_crank_forward_dynamics_dzd_NWORK 18
+#define slider_crank_forward_dynamics_dzd_NWORK 0
 int slider_crank_constraints(const mb_args *a, mb_real *out, mb_real *work);
 #define slider_crank_constraints_NWORK 0
 int slider_crank_constraints_dz(const mb_args *a, mb_real *out, mb_real *work);
@@ -62,7 +62,7 @@ int slider_crank_constraint_acc_dz(const mb_args *a, mb_real *out, mb_real *work
 #define slider_crank_constraint_acc_dz_NWORK 0
 
 /* The largest workspace of any function above, in mb_reals. */
-#define slider_crank_NWORK 18
+#define slider_crank_NWORK 0
 /* slider_crank.c compiles whole, or section by section with -DMB_PART=1..slider_crank_NSECTIONS
  * (and -DMB_PART=0, the data table's values, when built with -DMB_LINKED_DATA). */
 #define slider_crank_NSECTIONS 1

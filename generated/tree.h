@@ -41,14 +41,14 @@ int tree_total_mass(const mb_args *a, mb_real *out, mb_real *work);
 int tree_forward_dynamics(const mb_args *a, mb_real *out, mb_real *work);
 #define tree_forward_dynamics_NWORK 0
 int tree_forward_dynamics_dz(const mb_args *a, mb_real *out, mb_real *work);
-#define tree_forward_dynamics_dz_NWORK 274
+#define tree_forward_dynamics_dz_NWORK 44
 int tree_forward_dynamics_dzd(const mb_args *a, mb_real *out, mb_real *work);
-#define tree_forward_dynamics_dzd_NWORK 98
+#define tree_forward_dynamics_dzd_NWORK 0
 int tree_forward_dynamics_dy(const mb_args *a, mb_real *out, mb_real *work);
-#define tree_forward_dynamics_dy_NWORK 344
+#define tree_forward_dynamics_dy_NWORK 113
 
 /* The largest workspace of any function above, in mb_reals. */
-#define tree_NWORK 344
+#define tree_NWORK 136
 /* tree.c compiles whole, or section by section with -DMB_PART=1..tree_NSECTIONS
  * (and -DMB_PART=0, the data table's values, when built with -DMB_LINKED_DATA). */
 #define tree_NSECTIONS 2

@@ -100,6 +100,10 @@ function T.forward_dynamics(tree, kin, zd, ap, M, Q)
 end
 
 -- What the generator chose, for the roadmap (model/roadmap.lua): one line per kernel.
+-- Past this many operations of the file's loop, a forward-dynamics derivative's solve stays a loop: unrolled, its
+-- expressions would outgrow one emitted part (sym.emit_c's max_operations).
+local UNROLLED_SOLVE_OPS = 1500
+
 local FD_FORMS = { ltl = "LᵀDL factorization of M (branch-induced sparsity) applied to Q",
   aba = "articulated bodies in body frames", aba_world = "articulated bodies in world axes (origin-referenced)" }
 local function describe(levels, about_origin, fd, fd_derivatives)
@@ -400,17 +404,54 @@ function T.build(tree, want)
         if not best or o < best.ops then
           best = { ops = o, M = Mx, zdd = zx, dz = a, dzd = b, both = e,
             what = string.format("-M⁻¹ ∂r/∂y, ∂r/∂y by the world-frame recursion of docs/derivatives.md at zdd by %s, " ..
-              "M by %s, solved by the file's LᵀDL loop",
+              "M by %s",
               zx == zdd_fd and (FD_FORMS[fd_form] or fd_form) or FD_FORMS.aba_world,
               Mx == Mflat and "body frames" or "world composite inertias") }
         end
       end
     end
     local Md, zdd_d, dzf, dzdf = best.M, best.zdd, best.dz, best.dzd
-    add("forward_dynamics_dz", n, n, solve_rhs(dzf, n, Md), { solve = true, matrix = true })
-    add("forward_dynamics_dzd", n, n, solve_rhs(dzdf, n, Md), { solve = true, matrix = true })
-    if open then add("forward_dynamics_dy", n, 2 * n, best.both, { solve = true, matrix = true }) end
-    tree.kernels = describe(levels, about_origin, fd_form, best.what)
+    -- A small solve is unrolled: M's factors with the tree's sparsity, then each column, as expressions, with the
+    -- structural zeros of the result; the file's loop would spend more on its indexing than on the arithmetic.
+    local parent, names = LTL.parents(tree), {}
+    for k, c in ipairs(tree.coords) do names[k] = c.name end
+    local unrolled, looped, H = {}, {}, nil
+    -- column(c): the prefix of the labels of column c's solution, so that an edit that changes one column's
+    -- right-hand side changes its lines alone, not the names of everything computed after them.
+    local function add_solved(name, D, cols, column)
+      local ops = LTL.loop_ops(parent, cols)
+      if ops.add + ops.mul + ops.div > UNROLLED_SOLVE_OPS then
+        add(name, n, cols, solve_rhs(D, cols, Md), { solve = true, matrix = true })
+        looped[#looped + 1] = name
+        return
+      end
+      if not H then
+        local M2 = {}
+        for i = 1, n do
+          M2[i] = {}
+          for j = 1, n do M2[i][j] = Md[(j - 1) * n + i] end
+        end
+        H = LTL.factor(M2, parent, names)
+      end
+      local e, pivots = {}, {}
+      for c = 1, cols do
+        local b = {}
+        for i = 1, n do b[i] = -D[i][c] end
+        for _, x in ipairs(LTL.solve(H, parent, b, names, column(c))) do e[#e + 1] = x end
+      end
+      for k = 1, n do pivots[k] = H[k][k] end
+      add(name, n, cols, e, { matrix = true, pivots = lift_all(pivots) })
+      unrolled[#unrolled + 1] = name
+    end
+    local function dz(c) return "dz_" .. names[c] end
+    local function dzd(c) return "dzd_" .. names[c] end
+    add_solved("forward_dynamics_dz", dzf, n, dz)
+    add_solved("forward_dynamics_dzd", dzdf, n, dzd)
+    if open then
+      add_solved("forward_dynamics_dy", side_by_side(dzf, dzdf, n), 2 * n, function(c)
+        return c <= n and dz(c) or dzd(c - n)
+      end)
+    end
     -- ∂r/∂p holds zdd fixed, so not the Jacobian of r(zdd_fd): r = M zdd - Q is linear in zdd,
     -- ∂r/∂p = (∂M/∂p) zdd - ∂Q/∂p, evaluated at zdd = zdd_fd.
     local dpf
@@ -426,7 +467,12 @@ function T.build(tree, want)
         end
       end
     end
-    if dpf then add("forward_dynamics_dp", n, #psyms, solve_rhs(dpf, #psyms, Md), { solve = true, matrix = true }) end
+    if dpf then add_solved("forward_dynamics_dp", dpf, #psyms, function(c) return "dp_" .. psyms[c].name end) end
+    local solved = #unrolled == 0 and ", solved by the file's LᵀDL loop"
+      or #looped == 0 and ", solved by an unrolled LᵀDL with M's sparsity"
+      or ", solved by an unrolled LᵀDL with M's sparsity (" .. table.concat(unrolled, ", ")
+        .. ") or by the file's loop (" .. table.concat(looped, ", ") .. ")"
+    tree.kernels = describe(levels, about_origin, fd_form, best.what .. solved)
     -- seeds/004.md's fully recursive sensitivities on the body-frame articulated-body recursion (whatever form
     -- forward_dynamics took: the LᵀDL of M would make them O(n²)), so dzdd/dp_j never goes through a Jacobian.
     if sens then

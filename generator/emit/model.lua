@@ -431,7 +431,7 @@ end
 -- ["NAME.h"] = text } and per-function stats. source_text: the model file's text, whose hash the header
 -- records. The tree gives the model table's names, sizes and defaults. opts.csc: also the compressed-column
 -- form NAME_FN_csc of every matrix function (true) or of those named (a set of slot names), not of the
--- forward-dynamics derivatives, which solve.
+-- forward-dynamics derivatives that solve by the loop.
 function M.generate(tree, spec, source_text, opts)
   local name = tree.name
   local n = #tree.bodies
