@@ -27,10 +27,9 @@ int main(void) {
     memcpy(p, m->p_default, sizeof p);
     mb_args a = {0.0, z, zd, NULL, tau, p, NULL};
 
-    ok(work != NULL && m->nwork >= double_pendulum_forward_dynamics_dz_NWORK &&
-           double_pendulum_forward_dynamics_dz_NWORK >= 2 * 2 + 2 * 2 && double_pendulum_mass_NWORK == 0,
-       "model->nwork is the largest function's work size (%d); the solve keeps M and the right-hand side there",
-       m->nwork);
+    /* The double pendulum's solves are unrolled (small): no function of it needs work. */
+    ok(work != NULL && m->nwork >= double_pendulum_forward_dynamics_dz_NWORK && double_pendulum_mass_NWORK == 0,
+       "model->nwork is at least each function's work size (%d)", m->nwork);
     is_int(double_pendulum_mass(&a, out, NULL), MB_FN_OK, "a function without work accepts work = NULL");
     is_int(m->forward_dynamics_dz(&a, out, work), MB_FN_OK, "forward_dynamics_dz at positive masses: MB_FN_OK");
 
