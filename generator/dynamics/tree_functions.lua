@@ -99,11 +99,12 @@ function T.forward_dynamics(tree, kin, zd, ap, M, Q)
   return NE.cheapest(function(name) return forms[name]() end, { "ltl", "aba", "aba_world" })
 end
 
--- What the generator chose, for the roadmap (model/roadmap.lua): one line per kernel.
 -- Past this many operations of the file's loop, a forward-dynamics derivative's solve stays a loop: unrolled, its
--- expressions would outgrow one emitted part (sym.emit_c's max_operations).
+-- expressions would outgrow one emitted part (sym.emit_c's max_operations), and on the legged robot (15,771) the
+-- unrolled solve took 22 % fewer instructions but no less time.
 local UNROLLED_SOLVE_OPS = 1500
 
+-- What the generator chose, for the roadmap (model/roadmap.lua): one line per kernel.
 local FD_FORMS = { ltl = "LᵀDL factorization of M (branch-induced sparsity) applied to Q",
   aba = "articulated bodies in body frames", aba_world = "articulated bodies in world axes (origin-referenced)" }
 local function describe(levels, about_origin, fd, fd_derivatives)
