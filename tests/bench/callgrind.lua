@@ -10,6 +10,14 @@ function M.count(H, dir, program, args)
   H.sh(string.format("rm -f '%s'/cg.out*", dir))
   local ok, out = H.sh(string.format("cd '%s' && valgrind --tool=callgrind --callgrind-out-file=cg.out %s %s", dir, program, args or ""))
   if not ok then return nil, out end
+  local t = M.read(H, dir)
+  H.sh(string.format("rm -f '%s'/cg.out*", dir))
+  return t
+end
+
+-- The dumps dir/cg.out.* of a run whose client requests are CALLGRIND_DUMP_STATS_AT("NAME/REPS"):
+-- { [NAME] = instructions per repetition }; a dump named otherwise (a warm-up) is left out.
+function M.read(H, dir)
   local _, list = H.sh(string.format("ls '%s'/cg.out.*", dir))
   local t = {}
   for path in list:gmatch("[^\n]+") do
@@ -18,7 +26,6 @@ function M.count(H, dir, program, args)
     local total = text:match("\ntotals: (%d+)") or text:match("\nsummary: (%d+)")
     if label and total then t[label] = tonumber(total) / tonumber(reps) end
   end
-  H.sh(string.format("rm -f '%s'/cg.out*", dir))
   return t
 end
 

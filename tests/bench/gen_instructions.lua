@@ -7,6 +7,7 @@ arg[0] = root .. "tests/gen_instructions_bench.t"   -- harness derives the root 
 local H = dofile(root .. "tests/lib/harness.lua")
 package.path = H.root .. "tests/bench/?.lua;" .. package.path
 local P = require "parallel"
+local CG = require "callgrind"
 
 root = select(2, H.sh("cd '" .. H.root .. "' && pwd")):gsub("\n$", "") .. "/"
 local BASE = os.getenv("BASE") or "5d9918a"
@@ -19,7 +20,7 @@ local function must(cmd)
   if not ok then io.stderr:write(cmd, "\n", out); os.exit(1) end
   return out
 end
-if not (H.sh("command -v valgrind >/dev/null")) then
+if not CG.available(H) then
   print("gen_instructions: valgrind is not installed; nothing measured")
   os.exit(0)
 end
@@ -61,7 +62,8 @@ local function driver(m, header, fns)
   for _, c in ipairs(calls) do L[#L + 1] = "    " .. c[2] .. ";" end
   L[#L + 1] = '    CALLGRIND_DUMP_STATS_AT("warm-up");'
   for _, c in ipairs(calls) do
-    L[#L + 1] = string.format('    for (int r = 0; r < %d; r++) %s; CALLGRIND_DUMP_STATS_AT("%s");', REPS, c[2], c[1])
+    L[#L + 1] = string.format('    for (int r = 0; r < %d; r++) %s; CALLGRIND_DUMP_STATS_AT("%s/%d");', REPS, c[2], c[1],
+      REPS)
   end
   L[#L + 1] = '    printf("%g\\n", out[0]);'
   L[#L + 1] = "    return 0;"
@@ -94,14 +96,7 @@ P.all(H, cmds, dir .. "/jobs", weights)
 local counts = {}   -- counts[m][side][f]
 for _, j in ipairs(jobs) do
   counts[j.m] = counts[j.m] or {}
-  local t = {}
-  for path in must("ls '" .. j.dir .. "'/cg.out.*"):gmatch("[^\n]+") do
-    local text = H.read(path) or ""
-    local f = text:match("desc: Trigger: Client Request: ([%w_]+)")
-    local total = text:match("\ntotals: (%d+)") or text:match("\nsummary: (%d+)")
-    if f and total and f ~= "warm" then t[f] = tonumber(total) / REPS end
-  end
-  counts[j.m][j.side] = t
+  counts[j.m][j.side] = CG.read(H, j.dir)
   counts[j.m].fns = j.fns
 end
 
