@@ -43,9 +43,9 @@ int buggy_tyres(const mb_args *a, mb_real *out, mb_real *work);
 int buggy_forward_dynamics(const mb_args *a, mb_real *out, mb_real *work);
 #define buggy_forward_dynamics_NWORK 1089
 int buggy_forward_dynamics_dz(const mb_args *a, mb_real *out, mb_real *work);
-#define buggy_forward_dynamics_dz_NWORK 8048
+#define buggy_forward_dynamics_dz_NWORK 8078
 int buggy_forward_dynamics_dzd(const mb_args *a, mb_real *out, mb_real *work);
-#define buggy_forward_dynamics_dzd_NWORK 4404
+#define buggy_forward_dynamics_dzd_NWORK 4435
 int buggy_forward_dynamics_dp(const mb_args *a, mb_real *out, mb_real *work);
 #define buggy_forward_dynamics_dp_NWORK 3186
 int buggy_constraints(const mb_args *a, mb_real *out, mb_real *work);
@@ -86,7 +86,7 @@ void buggy_matrix_r_dependent_solve(const mb_real *X, const mb_real *b, mb_real 
 void buggy_matrix_r_dependent_R(const mb_real *X, const mb_real *J, mb_real *R);
 
 /* The largest workspace of any function above, in mb_reals. */
-#define buggy_NWORK 8048
+#define buggy_NWORK 8078
 /* buggy.c compiles whole, or section by section with -DMB_PART=1..buggy_NSECTIONS
  * (and -DMB_PART=0, the data table's values, when built with -DMB_LINKED_DATA). */
 #define buggy_NSECTIONS 22

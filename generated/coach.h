@@ -47,7 +47,7 @@ int coach_forward_dynamics_dz(const mb_args *a, mb_real *out, mb_real *work);
 int coach_forward_dynamics_dzd(const mb_args *a, mb_real *out, mb_real *work);
 #define coach_forward_dynamics_dzd_NWORK 3637
 int coach_forward_dynamics_dp(const mb_args *a, mb_real *out, mb_real *work);
-#define coach_forward_dynamics_dp_NWORK 1192
+#define coach_forward_dynamics_dp_NWORK 1216
 int coach_constraints(const mb_args *a, mb_real *out, mb_real *work);
 #define coach_constraints_NWORK 0
 int coach_constraints_dz(const mb_args *a, mb_real *out, mb_real *work);

@@ -39,9 +39,9 @@ int fourbar_grid_total_mass(const mb_args *a, mb_real *out, mb_real *work);
 int fourbar_grid_forward_dynamics(const mb_args *a, mb_real *out, mb_real *work);
 #define fourbar_grid_forward_dynamics_NWORK 171
 int fourbar_grid_forward_dynamics_dz(const mb_args *a, mb_real *out, mb_real *work);
-#define fourbar_grid_forward_dynamics_dz_NWORK 5129
+#define fourbar_grid_forward_dynamics_dz_NWORK 5264
 int fourbar_grid_forward_dynamics_dzd(const mb_args *a, mb_real *out, mb_real *work);
-#define fourbar_grid_forward_dynamics_dzd_NWORK 4764
+#define fourbar_grid_forward_dynamics_dzd_NWORK 4903
 int fourbar_grid_constraints(const mb_args *a, mb_real *out, mb_real *work);
 #define fourbar_grid_constraints_NWORK 0
 int fourbar_grid_constraints_dz(const mb_args *a, mb_real *out, mb_real *work);
@@ -62,7 +62,7 @@ int fourbar_grid_constraint_acc_dz(const mb_args *a, mb_real *out, mb_real *work
 #define fourbar_grid_constraint_acc_dz_NWORK 1469
 
 /* The largest workspace of any function above, in mb_reals. */
-#define fourbar_grid_NWORK 5129
+#define fourbar_grid_NWORK 5264
 /* fourbar_grid.c compiles whole, or section by section with -DMB_PART=1..fourbar_grid_NSECTIONS
  * (and -DMB_PART=0, the data table's values, when built with -DMB_LINKED_DATA). */
 #define fourbar_grid_NSECTIONS 11
