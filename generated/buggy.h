@@ -57,7 +57,7 @@ int buggy_constraints_dp(const mb_args *a, mb_real *out, mb_real *work);
 int buggy_constraints_dt(const mb_args *a, mb_real *out, mb_real *work);
 #define buggy_constraints_dt_NWORK 0
 int buggy_constraint_bias(const mb_args *a, mb_real *out, mb_real *work);
-#define buggy_constraint_bias_NWORK 109
+#define buggy_constraint_bias_NWORK 111
 int buggy_constraint_bias_dz(const mb_args *a, mb_real *out, mb_real *work);
 #define buggy_constraint_bias_dz_NWORK 1587
 int buggy_constraint_bias_dzd(const mb_args *a, mb_real *out, mb_real *work);
@@ -69,7 +69,7 @@ int buggy_constraints_dz_tw_dz(const mb_args *a, mb_real *out, mb_real *work);
 int buggy_constraint_vel_dz(const mb_args *a, mb_real *out, mb_real *work);
 #define buggy_constraint_vel_dz_NWORK 664
 int buggy_constraint_acc_dz(const mb_args *a, mb_real *out, mb_real *work);
-#define buggy_constraint_acc_dz_NWORK 1906
+#define buggy_constraint_acc_dz_NWORK 1938
 int buggy_constraint_vel_dp(const mb_args *a, mb_real *out, mb_real *work);
 #define buggy_constraint_vel_dp_NWORK 0
 int buggy_constraint_acc_dp(const mb_args *a, mb_real *out, mb_real *work);

@@ -59,7 +59,7 @@ int coach_constraints_dt(const mb_args *a, mb_real *out, mb_real *work);
 int coach_constraint_bias(const mb_args *a, mb_real *out, mb_real *work);
 #define coach_constraint_bias_NWORK 0
 int coach_constraint_bias_dz(const mb_args *a, mb_real *out, mb_real *work);
-#define coach_constraint_bias_dz_NWORK 641
+#define coach_constraint_bias_dz_NWORK 626
 int coach_constraint_bias_dzd(const mb_args *a, mb_real *out, mb_real *work);
 #define coach_constraint_bias_dzd_NWORK 229
 int coach_constraint_bias_dp(const mb_args *a, mb_real *out, mb_real *work);

@@ -51,7 +51,7 @@ int fourbar_grid_constraints_dt(const mb_args *a, mb_real *out, mb_real *work);
 int fourbar_grid_constraint_bias(const mb_args *a, mb_real *out, mb_real *work);
 #define fourbar_grid_constraint_bias_NWORK 0
 int fourbar_grid_constraint_bias_dz(const mb_args *a, mb_real *out, mb_real *work);
-#define fourbar_grid_constraint_bias_dz_NWORK 942
+#define fourbar_grid_constraint_bias_dz_NWORK 950
 int fourbar_grid_constraint_bias_dzd(const mb_args *a, mb_real *out, mb_real *work);
 #define fourbar_grid_constraint_bias_dzd_NWORK 462
 int fourbar_grid_constraints_dz_tw_dz(const mb_args *a, mb_real *out, mb_real *work);
@@ -59,7 +59,7 @@ int fourbar_grid_constraints_dz_tw_dz(const mb_args *a, mb_real *out, mb_real *w
 int fourbar_grid_constraint_vel_dz(const mb_args *a, mb_real *out, mb_real *work);
 #define fourbar_grid_constraint_vel_dz_NWORK 591
 int fourbar_grid_constraint_acc_dz(const mb_args *a, mb_real *out, mb_real *work);
-#define fourbar_grid_constraint_acc_dz_NWORK 1469
+#define fourbar_grid_constraint_acc_dz_NWORK 1506
 
 /* The largest workspace of any function above, in mb_reals. */
 #define fourbar_grid_NWORK 5264

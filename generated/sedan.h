@@ -67,9 +67,9 @@ int sedan_constraints_dp(const mb_args *a, mb_real *out, mb_real *work);
 int sedan_constraints_dt(const mb_args *a, mb_real *out, mb_real *work);
 #define sedan_constraints_dt_NWORK 0
 int sedan_constraint_bias(const mb_args *a, mb_real *out, mb_real *work);
-#define sedan_constraint_bias_NWORK 126
+#define sedan_constraint_bias_NWORK 116
 int sedan_constraint_bias_dz(const mb_args *a, mb_real *out, mb_real *work);
-#define sedan_constraint_bias_dz_NWORK 1014
+#define sedan_constraint_bias_dz_NWORK 1021
 int sedan_constraint_bias_dzd(const mb_args *a, mb_real *out, mb_real *work);
 #define sedan_constraint_bias_dzd_NWORK 453
 int sedan_constraint_bias_dp(const mb_args *a, mb_real *out, mb_real *work);
@@ -79,7 +79,7 @@ int sedan_constraints_dz_tw_dz(const mb_args *a, mb_real *out, mb_real *work);
 int sedan_constraint_vel_dz(const mb_args *a, mb_real *out, mb_real *work);
 #define sedan_constraint_vel_dz_NWORK 419
 int sedan_constraint_acc_dz(const mb_args *a, mb_real *out, mb_real *work);
-#define sedan_constraint_acc_dz_NWORK 1392
+#define sedan_constraint_acc_dz_NWORK 1388
 int sedan_constraint_vel_dp(const mb_args *a, mb_real *out, mb_real *work);
 #define sedan_constraint_vel_dp_NWORK 0
 int sedan_constraint_acc_dp(const mb_args *a, mb_real *out, mb_real *work);

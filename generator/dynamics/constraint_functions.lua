@@ -148,9 +148,11 @@ function M.build(tree, built)
   if #cons == 0 then return {} end
   local syms, kin, ps = built.symbols, built.kin, built.psyms or {}
   local n = #tree.bodies
-  local J = jets(kin, built.state, tree.gravity or ZERO3)
+  -- The jets of a forward pass without gravity: the loop ends' accelerations need not carry -g from the base only
+  -- to have it added back, as -9.81 + (9.81 + x), which the compiler does not fold.
+  local J = jets(kin, R.forward(tree, kin, syms.zd, nil, true), ZERO3)
   -- The same jets with the accelerations zdd: their second derivative is Phi_z zdd + bias.
-  local Ja = jets(kin, R.forward(tree, kin, syms.zd, syms.zdd), tree.gravity or ZERO3)
+  local Ja = jets(kin, R.forward(tree, kin, syms.zd, syms.zdd, true), ZERO3)
   local phi, vel, bias, accz, named = {}, {}, {}, {}, {}
   for _, c in ipairs(cons) do
     local rows = named_rows(tree, built, c)

@@ -14,9 +14,10 @@ end
 
 -- Forward pass, root to leaves (steps F2-F6): twist Z, screw rate bd, spatial acceleration a
 -- (gravity as the base acceleration a0 = [-g; 0]), momentum h and inertial wrench f.
--- zdd may be nil: then the accelerations hold the velocity-product and gravity terms only.
-function R.forward(tree, kin, zd, zdd)
-  local g = tree.gravity
+-- zdd may be nil: then the accelerations hold the velocity-product and gravity terms only. no_gravity: the base at
+-- rest, for the motion alone (the kinematics of points, point_jets.lua).
+function R.forward(tree, kin, zd, zdd, no_gravity)
+  local g = no_gravity and { 0, 0, 0 } or tree.gravity
   local st = { [0] = { Z = S.zero, a = S.join(V.scale(-1, g), { 0, 0, 0 }) } }
   for k, body in ipairs(tree.bodies) do
     local q, par = kin[k], st[body.parent]
