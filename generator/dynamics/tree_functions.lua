@@ -341,12 +341,14 @@ function T.build(tree, want)
 
   -- The total mass (bodies and rods), a function of the design parameters: the weight that the static
   -- tyre loads must carry, and what a user checks a vehicle file against.
-  local mtot = 0
-  for _, b in ipairs(tree.bodies) do mtot = E.add(mtot, D.value(tree, b.name .. "_mass", b.mass or 0)) end
+  -- One sum of all the masses: built term by term it would nest past the sums' flattening cap, and a constant
+  -- outside the nested sum is not folded with those inside it.
+  local masses = {}
+  for _, b in ipairs(tree.bodies) do masses[#masses + 1] = D.value(tree, b.name .. "_mass", b.mass or 0) end
   for _, c in ipairs(tree.constraints or {}) do
-    if c.kind == "rod" then mtot = E.add(mtot, D.value(tree, c.name .. "_mass", c.mass or 0)) end
+    if c.kind == "rod" then masses[#masses + 1] = D.value(tree, c.name .. "_mass", c.mass or 0) end
   end
-  add("total_mass", 1, 1, { mtot })
+  add("total_mass", 1, 1, { E.sum(masses) })
 
   -- Tyre outputs (forces, slips, deflection, contact point), for plots, wheel loads and the static check.
   if #(ap.tyres or {}) > 0 then
