@@ -268,8 +268,6 @@ local function solve_ops(parents, m, counted)
   return ops
 end
 
--- The right-hand side goes to work (M column-major, then B row by row: the solve's layout), the solve runs
--- there, and X is copied out column-major. parents: the solve's parent array, for its count.
 -- The columns a solve of m right-hand sides is given: m, or more when zero columns save blocks. Each block of a
 -- substitution walks the rows it depends on once, which costs about what 3 more columns of arithmetic cost
 -- (solo12's 36, 30 and 32 columns: 26.5k, 31.3k and 22.3k instructions by callgrind).
@@ -290,12 +288,13 @@ local function padded_columns(m)
   return best
 end
 
--- Only B's live columns are solved (with the zero columns padded_columns adds); X's other columns are zero.
+-- The right-hand side goes to work (M column-major, then B row by row: the solve's layout), the solve runs
+-- there, and X is copied out column-major. Only B's live columns are solved (with the zero columns
+-- padded_columns adds); X's other columns are zero. parents: the solve's parent array, for its count.
 local function emit_solve_function(name, f, n, parents)
   local rhs = name .. "_rhs"
   local exprs, live = {}, live_columns(f)
-  local m = #live
-  m = padded_columns(m)
+  local m = padded_columns(#live)
   for k = 1, n * n do exprs[k] = f.exprs[k] end
   for i = 1, n do
     for _, c in ipairs(live) do exprs[#exprs + 1] = f.exprs[n * n + (c - 1) * n + i] end
@@ -315,11 +314,9 @@ local function emit_solve_function(name, f, n, parents)
       .. "        for (int c = 0; c < %d; ++c) out[i + c * %d] = work[%d + i * %d + c];", n, f.cols, n, n * n, m)
   else
     -- The zero columns, then each solved one to its place.
-    local cols, zero = {}, {}
-    for _, c in ipairs(live) do cols[#cols + 1] = tostring(c - 1) end
-    local is_live = {}
-    for _, c in ipairs(live) do is_live[c] = true end
-    for c = 1, f.cols do if not is_live[c] then zero[#zero + 1] = tostring(c - 1) end end
+    local solved, cols, zero = {}, {}, {}
+    for _, c in ipairs(live) do solved[c] = true; cols[#cols + 1] = tostring(c - 1) end
+    for c = 1, f.cols do if not solved[c] then zero[#zero + 1] = tostring(c - 1) end end
     copy = string.format("static const int zero[%d] = { %s }, col[%d] = { %s };\n"
       .. "    for (int z = 0; z < %d; ++z)\n"
       .. "        for (int i = 0; i < %d; ++i) out[i + zero[z] * %d] = 0;\n"
@@ -482,7 +479,7 @@ end
 function M.stats(tree, spec)
   local stats, parents = {}, solve_parents(tree, spec.functions)
   for _, f in ipairs(spec.functions) do
-    local ops = f.solve and solve_ops(parents, #live_columns(f), C.count(f.exprs))
+    local ops = f.solve and solve_ops(parents, padded_columns(#live_columns(f)), C.count(f.exprs))
     stats[#stats + 1] = function_stats(spec.name, f, ops)
   end
   plan_stats(stats, spec.name, spec.reduction)
