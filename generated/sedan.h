@@ -15,7 +15,7 @@
 extern const mb_model sedan_model;
 
 int sedan_mass(const mb_args *a, mb_real *out, mb_real *work);
-#define sedan_mass_NWORK 428
+#define sedan_mass_NWORK 411
 int sedan_mass_tree(const mb_args *a, mb_real *out, mb_real *work);
 #define sedan_mass_tree_NWORK 0
 int sedan_mass_lumped(const mb_args *a, mb_real *out, mb_real *work);
@@ -57,7 +57,7 @@ int sedan_total_mass(const mb_args *a, mb_real *out, mb_real *work);
 int sedan_tyres(const mb_args *a, mb_real *out, mb_real *work);
 #define sedan_tyres_NWORK 0
 int sedan_forward_dynamics(const mb_args *a, mb_real *out, mb_real *work);
-#define sedan_forward_dynamics_NWORK 1991
+#define sedan_forward_dynamics_NWORK 1975
 int sedan_constraints(const mb_args *a, mb_real *out, mb_real *work);
 #define sedan_constraints_NWORK 0
 int sedan_constraints_dz(const mb_args *a, mb_real *out, mb_real *work);
