@@ -78,6 +78,8 @@ int buggy_constraints_dz_tw_dp(const mb_args *a, mb_real *out, mb_real *work);
 #define buggy_constraints_dz_tw_dp_NWORK 0
 int buggy_objective_step_descent_integrand(const mb_args *a, mb_real *out, mb_real *work);
 #define buggy_objective_step_descent_integrand_NWORK 0
+int buggy_mass_forces_bias(const mb_args *a, mb_real *out, mb_real *work);
+#define buggy_mass_forces_bias_NWORK 1197
 int buggy_matrix_r_reduce(const mb_real *M, const mb_real *Q, const mb_real *x, const mb_real *R,
     mb_real *L, mb_real *zdd);
 int buggy_matrix_r_dependent_factor(const mb_real *J, mb_real *X, mb_real *fig);
@@ -89,6 +91,6 @@ void buggy_matrix_r_dependent_R(const mb_real *X, const mb_real *J, mb_real *R);
 #define buggy_NWORK 8078
 /* buggy.c compiles whole, or section by section with -DMB_PART=1..buggy_NSECTIONS
  * (and -DMB_PART=0, the data table's values, when built with -DMB_LINKED_DATA). */
-#define buggy_NSECTIONS 22
+#define buggy_NSECTIONS 23
 
 #endif

@@ -76,6 +76,8 @@ int coach_constraint_acc_dp(const mb_args *a, mb_real *out, mb_real *work);
 #define coach_constraint_acc_dp_NWORK 0
 int coach_constraints_dz_tw_dp(const mb_args *a, mb_real *out, mb_real *work);
 #define coach_constraints_dz_tw_dp_NWORK 0
+int coach_mass_forces_bias(const mb_args *a, mb_real *out, mb_real *work);
+#define coach_mass_forces_bias_NWORK 793
 int coach_matrix_r_reduce(const mb_real *M, const mb_real *Q, const mb_real *x, const mb_real *R,
     mb_real *L, mb_real *zdd);
 int coach_matrix_r_dependent_factor(const mb_real *J, mb_real *X, mb_real *fig);
@@ -87,6 +89,6 @@ void coach_matrix_r_dependent_R(const mb_real *X, const mb_real *J, mb_real *R);
 #define coach_NWORK 6619
 /* coach.c compiles whole, or section by section with -DMB_PART=1..coach_NSECTIONS
  * (and -DMB_PART=0, the data table's values, when built with -DMB_LINKED_DATA). */
-#define coach_NSECTIONS 20
+#define coach_NSECTIONS 21
 
 #endif

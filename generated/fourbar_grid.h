@@ -60,6 +60,8 @@ int fourbar_grid_constraint_vel_dz(const mb_args *a, mb_real *out, mb_real *work
 #define fourbar_grid_constraint_vel_dz_NWORK 591
 int fourbar_grid_constraint_acc_dz(const mb_args *a, mb_real *out, mb_real *work);
 #define fourbar_grid_constraint_acc_dz_NWORK 1506
+int fourbar_grid_mass_forces_bias(const mb_args *a, mb_real *out, mb_real *work);
+#define fourbar_grid_mass_forces_bias_NWORK 495
 
 /* The largest workspace of any function above, in mb_reals. */
 #define fourbar_grid_NWORK 5264

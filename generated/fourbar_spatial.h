@@ -78,6 +78,8 @@ int fourbar_spatial_objective_sway_integrand(const mb_args *a, mb_real *out, mb_
 #define fourbar_spatial_objective_sway_integrand_NWORK 0
 int fourbar_spatial_objective_sway_terminal(const mb_args *a, mb_real *out, mb_real *work);
 #define fourbar_spatial_objective_sway_terminal_NWORK 0
+int fourbar_spatial_mass_forces_bias(const mb_args *a, mb_real *out, mb_real *work);
+#define fourbar_spatial_mass_forces_bias_NWORK 0
 
 /* The largest workspace of any function above, in mb_reals. */
 #define fourbar_spatial_NWORK 0

@@ -86,6 +86,8 @@ int sedan_constraint_acc_dp(const mb_args *a, mb_real *out, mb_real *work);
 #define sedan_constraint_acc_dp_NWORK 0
 int sedan_constraints_dz_tw_dp(const mb_args *a, mb_real *out, mb_real *work);
 #define sedan_constraints_dz_tw_dp_NWORK 0
+int sedan_mass_forces_bias(const mb_args *a, mb_real *out, mb_real *work);
+#define sedan_mass_forces_bias_NWORK 1023
 int sedan_matrix_r_reduce(const mb_real *M, const mb_real *Q, const mb_real *x, const mb_real *R,
     mb_real *L, mb_real *zdd);
 int sedan_matrix_r_dependent_factor(const mb_real *J, mb_real *X, mb_real *fig);
@@ -97,6 +99,6 @@ void sedan_matrix_r_dependent_R(const mb_real *X, const mb_real *J, mb_real *R);
 #define sedan_NWORK 5375
 /* sedan.c compiles whole, or section by section with -DMB_PART=1..sedan_NSECTIONS
  * (and -DMB_PART=0, the data table's values, when built with -DMB_LINKED_DATA). */
-#define sedan_NSECTIONS 17
+#define sedan_NSECTIONS 18
 
 #endif

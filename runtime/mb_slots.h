@@ -1,9 +1,9 @@
 /* mb_slots.h: the one list of model function slots, read by mb_model.h (struct members, enum mb_slot) and by the
  * generator (generator/emit/slots.lua parses these lines), so a new slot is one line here.
  *
- * MB_SLOT(name, rows, cols, form, doc), one per line, in the struct's order. rows and cols are products of an
- * integer and one of NZ (coordinates), NC (constraint equations), NP (design parameters), NPT (named points),
- * NTYO (tyre outputs: MB_TYRE_OUTPUTS per tyre), or one such dimension plus an integer (NP+1). form MAT: a matrix
+ * MB_SLOT(name, rows, cols, form, doc), one per line, in the struct's order. rows and cols are sums of products of
+ * integers and NZ (coordinates), NC (constraint equations), NP (design parameters), NPT (named points),
+ * NTYO (tyre outputs: MB_TYRE_OUTPUTS per tyre): NP+1, 2*NZ, NZ*NZ+NZ+NC. form MAT: a matrix
  * with a compressed sparse column form (members NAME_csc and NAME_pattern besides NAME); VEC: a vector or a dense
  * block. No include guard: included once per expansion, with MB_SLOT defined by the includer. */
 MB_SLOT(mass, NZ, NZ, MAT, "M(z), both triangles")
@@ -49,3 +49,4 @@ MB_SLOT(rod_inertia_dz, NZ, NZ, MAT, "d(M_rod x)/dz at x = zdd: the rod modes' s
 MB_SLOT(rod_inertia_dp, NZ, NP, MAT, "d(M_rod x)/dp at x = zdd")
 MB_SLOT(rod_inertia_cross_dz, NZ, NZ, MAT, "d(M_rod,c x)/dz at x = zdd: the partitioned rod modes' sensitivities")
 MB_SLOT(rod_inertia_cross_dp, NZ, NP, MAT, "d(M_rod,c x)/dp at x = zdd")
+MB_SLOT(mass_forces_bias, NZ*NZ+NZ+NC, 1, VEC, "M (column-major, both triangles), then Q, then the constraint bias, at one (t, z, zd) in one pass that computes the kinematics once: the terms of a Matrix R evaluation (closed loops)")

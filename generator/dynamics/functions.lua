@@ -29,6 +29,21 @@ local function select_functions(fns, only, tree, lenient)
   return kept
 end
 
+-- Matrix R evaluates M, Q and the constraint bias at the same (t, z, zd): one function computes them together, so
+-- their shared expressions (the bodies' frames, their sines and cosines, the velocities) are computed once. Closed
+-- loops only (an open tree has no bias); nil without them.
+local function fused_terms(fns)
+  local by = {}
+  for _, f in ipairs(fns) do by[f.name] = f end
+  local M, Q, b = by.mass, by.forces, by.constraint_bias
+  if not (M and Q and b and b.rows > 0) then return nil end
+  local exprs = {}
+  for _, f in ipairs { M, Q, b } do
+    for _, x in ipairs(f.exprs) do exprs[#exprs + 1] = x end
+  end
+  return { name = "mass_forces_bias", rows = #exprs, cols = 1, exprs = exprs }
+end
+
 -- The spec of a tree's model: { name, functions = { { name, rows, cols, exprs (column-major), matrix
 -- (true for a matrix slot), solve (true: [M, B] whose solve X = M⁻¹ B is the output) } ... } in slot order,
 -- byname, objectives = { { name, integrand, terminal } } (function names), data = the named numbers the
@@ -49,6 +64,7 @@ function F.build(tree, opts)
   for _, f in ipairs(CS.build(tree, built, cfns)) do fns[#fns + 1] = f end
   local ofns, objectives = OF.build(tree, built)
   for _, f in ipairs(ofns) do fns[#fns + 1] = f end
+  fns[#fns + 1] = fused_terms(fns)
   fns = select_functions(fns, opts and opts.functions, tree, opts and opts.lenient)
   for _, f in ipairs(fns) do byname[f.name] = f end
   -- With --functions an objective keeps only the parts that were kept; one with none is left out.

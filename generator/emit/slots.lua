@@ -43,14 +43,18 @@ function M.load()
   return cache.list, cache.by
 end
 
--- The value of a shape expression ("NZ", "3*NPT", "1", "NP+1") for the dimensions dims = { NZ =, NC =, ... }.
+-- The value of a shape expression ("NZ", "3*NPT", "1", "NP+1", "NZ*NZ+NZ+NC": sums of products of integers and
+-- dimensions) for the dimensions dims = { NZ =, NC =, ... }.
 function M.dim(expr, dims)
-  local a, b = expr:match("^([%w_*]+)%+([%w_*]+)$")
-  if a then return M.dim(a, dims) + M.dim(b, dims) end
-  local k, d = expr:match("^(%d+)%*(%u+)$")
-  if k then return tonumber(k) * assert(dims[d], "emit.slots: unknown dimension " .. d) end
-  if expr:match("^%d+$") then return tonumber(expr) end
-  return assert(dims[expr], "emit.slots: unknown dimension " .. expr)
+  local total = 0
+  for term in (expr .. "+"):gmatch("([^+]+)%+") do
+    local v = 1
+    for factor in (term .. "*"):gmatch("([^*]+)%*") do
+      v = v * (tonumber(factor) or assert(dims[factor], "emit.slots: unknown dimension " .. factor))
+    end
+    total = total + v
+  end
+  return total
 end
 
 return M
