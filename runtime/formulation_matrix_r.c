@@ -15,7 +15,8 @@ struct mb_mr {
     const mb_model *m;
     mb_kin *kin;
     int nz;
-    double *M, *Q, *R, *MR, *Mb;  /* nz x nz each (R, MR: nz x dof; Mb: dof x dof) */
+    double *M, *Q, *R, *MR, *Mb;  /* nz x nz each (R, MR: nz x dof; Mb: dof x dof); M has room for
+                                   * NAME_mass_forces_bias's Q and bias after it */
     double *x, *zw, *zdw, *zlast, *tmp;  /* nz */
     double *work;                 /* the model functions' workspace */
     int *colptr, *rowind;         /* the structural non-zeros by column of the mass matrix in use (form) */
@@ -28,6 +29,7 @@ struct mb_mr {
     int allow_generated;          /* the model's generated reduction may be used (mb_mr_set_generated) */
     int generated;                /* it holds for the current choice (checked when the choice changes) */
     long evals, generated_evals;  /* mb_mr_accel calls that reduced, and those that did it in generated code */
+    long accels, fused_evals;     /* mb_mr_accel calls, and those that took M, Q, bias from NAME_mass_forces_bias */
     long pos_iters;
     /* Massive rods' inertia forces (seeds/002.md §2.3-2.6): the mode, the history of first-stage accelerations,
      * the integrator's stage (1: the first, at an accepted point; 0: outside a step), the extrapolated zdd and
@@ -84,7 +86,7 @@ mb_mr *mb_mr_create(const mb_model *m, const mb_kin_options *o, char *err, size_
         return NULL;
     }
     size_t n = (size_t)m->nz;
-    if (!(mr->M = calloc(n * n, sizeof(double))) || !(mr->Q = calloc(n, sizeof(double))) ||
+    if (!(mr->M = calloc(n * n + n + (size_t)m->nc, sizeof(double))) || !(mr->Q = calloc(n, sizeof(double))) ||
         !(mr->R = calloc(n * n, sizeof(double))) || !(mr->MR = calloc(n * n, sizeof(double))) ||
         !(mr->Mb = calloc(n * n, sizeof(double))) || !(mr->x = calloc(n, sizeof(double))) ||
         !(mr->zw = calloc(n, sizeof(double))) || !(mr->zdw = calloc(n, sizeof(double))) ||
@@ -161,6 +163,11 @@ long mb_mr_position_iters(const mb_mr *mr) { return mr->pos_iters; }
 void mb_mr_set_generated(mb_mr *mr, int on) {
     mr->allow_generated = on;
     mr->r_choice = -1;   /* decided again at the next evaluation */
+}
+
+long mb_mr_fused_evals(const mb_mr *mr, long *accels) {
+    if (accels) *accels = mr->accels;
+    return mr->fused_evals;
 }
 
 long mb_mr_generated_evals(const mb_mr *mr, long *evals) {
@@ -308,8 +315,18 @@ int mb_mr_accel(mb_mr *mr, double t, const double *z, const double *zd, const do
     mb_fn *mass = form == MASS_TREE ? mr->m->mass_tree : form == MASS_LUMPED ? mr->m->mass_lumped : mr->m->mass;
     mr->colptr = mr->pcol[form];
     mr->rowind = mr->prow[form];
-    mass(&a, mr->M, mr->work);
-    mr->m->forces(&a, mr->Q, mr->work);
+    /* M, Q and the bias in one pass where the model has it (their kinematics, sines and cosines computed once). */
+    const double *bias = NULL;
+    ++mr->accels;
+    if (form == MASS_FULL && mr->m->mass_forces_bias) {
+        ++mr->fused_evals;
+        mr->m->mass_forces_bias(&a, mr->M, mr->work);
+        memcpy(mr->Q, mr->M + (size_t)n * n, (size_t)n * sizeof(double));
+        bias = mr->M + (size_t)n * n + n;
+    } else {
+        mass(&a, mr->M, mr->work);
+        mr->m->forces(&a, mr->Q, mr->work);
+    }
     if (form != MASS_FULL) {
         mb_args ah = {t, z, zd, mr->zhat, u, p, NULL};
         (form == MASS_LUMPED ? mr->m->rod_inertia_cross : mr->m->rod_inertia)(&ah, mr->sdif, mr->work);
@@ -321,7 +338,9 @@ int mb_mr_accel(mb_mr *mr, double t, const double *z, const double *zd, const do
             return mb_fail(err, errlen, MB_ERR_NAN, "forces Q[%d] (%s) is %g at t = %.10g", i, zn ? zn[i] : "?", mr->Q[i], t);
     /* x: the acceleration problem with zdd_i = 0. */
     memset(mr->x, 0, (size_t)n * sizeof(double));
-    if ((rc = mb_kin_acceleration(mr->kin, t, z, zd, mr->x, p, err, errlen))) return rc;
+    if ((rc = bias ? mb_kin_acceleration_bias(mr->kin, t, bias, mr->x, err, errlen)
+                   : mb_kin_acceleration(mr->kin, t, z, zd, mr->x, p, err, errlen)))
+        return rc;
     if (d == 0) { /* fully driven: the motion is kinematic */
         memcpy(zdd, mr->x, (size_t)n * sizeof(double));
         return MB_OK;

@@ -48,6 +48,9 @@ int mb_mr_reduced(const mb_mr *mr, const double **M, const double **R, const dou
 void mb_mr_set_generated(mb_mr *mr, int on);
 /* Evaluations (mb_mr_accel calls that reduced) that went through the generated reduction; *evals: all of them. */
 long mb_mr_generated_evals(const mb_mr *mr, long *evals);
+/* mb_mr_accel calls that took M, Q and the constraint bias from the model's one pass (NAME_mass_forces_bias: the
+ * exact rod mode, when the model has it); *accels: all of them. */
+long mb_mr_fused_evals(const mb_mr *mr, long *accels);
 
 /* Massive rods (seeds/002.md §2.3-2.6): exact (the default: their mass in M), or their second-derivative inertia
  * forces M_rod zdd at accelerations extrapolated from the history of first stages (point, linear, quadratic),

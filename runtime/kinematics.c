@@ -519,9 +519,15 @@ int mb_kin_acceleration(mb_kin *k, double t, const double *z, const double *zd, 
     if (k->nc == 0 || k->rank == 0) return MB_OK;
     if (k->rank < 0) return mb_fail(err, errlen, MB_ERR_ARG, "mb_kin_acceleration: call mb_kin_factor first");
     eval(k, k->m->constraint_bias, t, z, zd, p, k->vec);
-    int rc = check_finite(k, k->vec, k->nc, 1, "constraint bias", t, err, errlen);
+    return mb_kin_acceleration_bias(k, t, k->vec, zdd, err, errlen);
+}
+
+int mb_kin_acceleration_bias(mb_kin *k, double t, const double *bias, double *zdd, char *err, size_t errlen) {
+    if (k->nc == 0 || k->rank == 0) return MB_OK;
+    if (k->rank < 0) return mb_fail(err, errlen, MB_ERR_ARG, "mb_kin_acceleration: call mb_kin_factor first");
+    int rc = check_finite(k, bias, k->nc, 1, "constraint bias", t, err, errlen);
     if (rc) return rc;
-    return dependent_rhs(k, k->vec, zdd, err, errlen);
+    return dependent_rhs(k, bias, zdd, err, errlen);
 }
 
 int mb_kin_R_values(mb_kin *k, double *R, char *err, size_t errlen) {

@@ -68,6 +68,8 @@ int mb_kin_velocity(mb_kin *k, double t, const double *z, double *zd, const doub
 /* The dependent accelerations of zdd (in place) from the independent ones. */
 int mb_kin_acceleration(mb_kin *k, double t, const double *z, const double *zd, double *zdd, const double *p,
                         char *err, size_t errlen);
+/* The same from the constraint bias already evaluated at (t, z, zd): NAME_mass_forces_bias's last nc entries. */
+int mb_kin_acceleration_bias(mb_kin *k, double t, const double *bias, double *zdd, char *err, size_t errlen);
 /* R (nz x dof, column-major): zd = R zd_i for scleronomic constraints; Phi_z R = 0, R[i, :] = I. */
 int mb_kin_R(mb_kin *k, double *R, char *err, size_t errlen);
 /* The same, writing only R's dependent non-zeros (mb_kin_R_pattern) into an R that mb_kin_R filled under the same

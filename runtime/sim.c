@@ -713,6 +713,11 @@ long mb_sim_generated_reductions(const mb_sim *s, long *evals) {
     return s->mr ? mb_mr_generated_evals(s->mr, evals) : 0;
 }
 
+long mb_sim_fused_evals(const mb_sim *s, long *accels) {
+    if (accels) *accels = 0;
+    return s->mr ? mb_mr_fused_evals(s->mr, accels) : 0;
+}
+
 int mb_sim_constraint_violation(mb_sim *s, double v[3]) {
     v[0] = v[1] = v[2] = 0;
     mb_kin *k = sim_kin(s);

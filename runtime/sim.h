@@ -154,6 +154,8 @@ long mb_sim_violation_max(const mb_sim *s, double v[2]);
 long mb_sim_position_iters(const mb_sim *s);
 /* matrix_r: evaluations reduced by the model's generated reduction; *evals: all that reduced (0, 0 otherwise). */
 long mb_sim_generated_reductions(const mb_sim *s, long *evals);
+/* Matrix R: the evaluations that took M, Q and the constraint bias from the model's one pass (mb_mr_fused_evals). */
+long mb_sim_fused_evals(const mb_sim *s, long *accels);
 /* Work counters since create (set_state does not reset them). */
 void mb_sim_stats(const mb_sim *s, mb_stats *out);
 /* The message of the last failed call ("" if none). */

@@ -693,6 +693,10 @@ static int run(const run_args *a) {
             if (a->o.formulation == MB_FORMULATION_MATRIX_R) {
                 printf("position problems: %ld Newton iterations (%.3g per function evaluation)\n",
                        mb_sim_position_iters(s), st.rhs_evals > 0 ? (double)mb_sim_position_iters(s) / st.rhs_evals : 0.0);
+                long acc = 0, fused = mb_sim_fused_evals(s, &acc);
+                printf("M, Q and constraint bias: %s (%ld of %ld evaluations in %s_mass_forces_bias)\n",
+                       fused == acc && acc > 0 ? "one pass" : fused > 0 ? "one pass, in part" : "three functions", fused,
+                       acc, m->name ? m->name : "?");
                 long red = 0, gen = mb_sim_generated_reductions(s, &red);
                 printf("reduced system R'M R: %s (%ld of %ld evaluations in %s_matrix_r_reduce)\n",
                        gen == red && red > 0 ? "generated" : gen > 0 ? "generated, in part" : "runtime loops", gen, red,
