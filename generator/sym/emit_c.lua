@@ -87,10 +87,8 @@ end
 -- model data costs nothing: the compiler folds it): an n-ary sum is n - 1
 -- additions (subtractions included), a negation is one addition unless it prints as a subtraction
 -- inside a sum, x^k is |k| - 1 multiplications (and one division when k < 0), and every MB_* macro is a
--- function call.
-function C.count(exprs)
-  local roots = lifted(exprs)
-  local order = E.topo(roots)
+-- function call. count_order takes the nodes in post-order (E.topo) and their uses (count_uses).
+local function count_order(order, uses)
   local in_sum = {}
   for k = 1, #order do
     local n = order[k]
@@ -101,7 +99,6 @@ function C.count(exprs)
       end
     end
   end
-  local uses = count_uses(order, roots, false)
   local c = { add = 0, mul = 0, div = 0, call = 0 }
   for k = 1, #order do
     local n = order[k]
@@ -120,6 +117,13 @@ function C.count(exprs)
   return c
 end
 
+-- The counts of exprs.
+function C.count(exprs)
+  local roots = lifted(exprs)
+  local order = E.topo(roots)
+  return count_order(order, count_uses(order, roots, false))
+end
+
 -- Statements: { node = n, frags = {...}, uses_a = bool } defines a temporary, { out = i, ... } writes
 -- out[i]. frags are strings and temporary nodes, named only once the split into parts is known.
 -- pivots (optional): expressions checked after the outputs, each one statement { check = true } (see emit_function).
@@ -132,7 +136,21 @@ local function schedule(roots, sparse, compact, pivots)
     for _, p in ipairs(pivots) do all[#all + 1] = p end
     roots = all
   end
-  local order = E.topo(roots)
+  -- Each root's new nodes (E.topo with one `seen`: their concatenation is the post-order of all roots), so the walk
+  -- below takes a root's segment without traversing the graph again.
+  local segs, order, has_labels = {}, {}, false
+  do
+    local seen = {}
+    for i = 1, #roots do
+      local seg = E.topo({ roots[i] }, seen)
+      segs[i] = seg
+      for k = 1, #seg do
+        local n = seg[k]
+        order[#order + 1] = n
+        if n.op == "label" then has_labels = true end
+      end
+    end
+  end
   local uses = count_uses(order, roots, sparse)
 
   -- sin and cos of one argument, so the second is computed right after the first.
@@ -173,7 +191,7 @@ local function schedule(roots, sparse, compact, pivots)
     local g = inl[x]
     local paren = inl_prec[x] < need
     if paren then f[#f + 1] = "(" end
-    for i = 1, #g do f[#f + 1] = g[i] end
+    table.move(g, 1, #g, #f + 1, f)
     if paren then f[#f + 1] = ")" end
     return inl_a[x]
   end
@@ -310,9 +328,9 @@ local function schedule(roots, sparse, compact, pivots)
   -- arguments, so this is an order of definition), each with the unlabelled work that only it has reached so
   -- far: the statements of one label stay together and in place when an edit reorders the operands of another,
   -- where walking from the output would follow the changed operand order into everything reached through it.
+  -- seen: the nodes of the roots taken so far, kept only where a label needs it to walk again.
   local seen = {}
-  local function take_root(r)
-    local seg = E.topo({ r }, seen)
+  local function take_root(r, seg)
     -- The sines and cosines of the inputs an output reaches first, before any other of its work: every double is
     -- caller-saved across a call, so a value computed before one is spilled and reloaded.
     local trig_in = {}
@@ -327,15 +345,18 @@ local function schedule(roots, sparse, compact, pivots)
     end
     if #labels > 0 then
       sort(labels, function(x, y) return x.id < y.id end)
-      for k = 1, #seg do seen[seg[k]] = nil end
       for _, l in ipairs(labels) do take(E.topo({ l }, seen)) end
-      seg = E.topo({ r }, seen)
+      take(E.topo({ r }, seen))
+    else
+      take(seg)
+      if has_labels then
+        for k = 1, #seg do seen[seg[k]] = true end
+      end
     end
-    take(seg)
   end
   for i = 1, #roots do
     local r = roots[i]
-    take_root(r)
+    take_root(r, segs[i])
     if i > nroots then
       local f = {}
       local ua = ref(r, 0, f)
@@ -350,7 +371,7 @@ local function schedule(roots, sparse, compact, pivots)
       if compact then stmts[#stmts].out = nout - 1 end
     end
   end
-  return stmts
+  return stmts, order, uses
 end
 
 local function sanitize(s) return (tostring(s):gsub("%*/", "* /")) end
@@ -371,7 +392,7 @@ function C.emit_function(opts)
   local max = opts.max_statements or 4000
   local max_ops = opts.max_operations or 2000
   local pivots = opts.pivots and lifted(opts.pivots)
-  local stmts = schedule(roots, sparse, compact, pivots)
+  local stmts, nodes, node_uses = schedule(roots, sparse, compact, pivots)
 
   -- Parts close at max statements or max_ops operations, whichever comes first: gcc's time per operation
   -- grows with the size of a function (design/FACTS.md), so the operation budget sets the compile time.
@@ -565,11 +586,8 @@ function C.emit_function(opts)
   end
   store_late()
 
-  local cnt = C.count(sparse and (function()
-    local nz = {}
-    for i = 1, #roots do if roots[i] ~= E.zero then nz[#nz + 1] = roots[i] end end
-    return nz
-  end)() or roots)
+  -- The schedule's nodes are those of the outputs, but pivots add theirs (and uses): those are counted apart.
+  local cnt = pivots and #pivots > 0 and C.count(roots) or count_order(nodes, node_uses)
   local written = 0
   for i = 1, #roots do if not (sparse and roots[i] == E.zero) then written = written + 1 end end
 
