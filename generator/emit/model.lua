@@ -394,7 +394,7 @@ end
 -- parts over several, so that no unit waits on one long function: its parts then have external linkage and their
 -- declarations (and the struct of values that cross them) open a block of every section that holds one.
 -- Returns { { texts of section k's functions, whole or in pieces } ... }, the declaration blocks that go before
--- section k, and { { indices of the functions with text in section k } ... }.
+-- section k, and { { indices of the bodies with text in section k } ... }.
 local function sections_of(bodies, pieces)
   local chunks, owner = {}, {}
   for i, text in ipairs(bodies) do
@@ -496,9 +496,11 @@ function M.generate(tree, spec, source_text, opts)
   local n = #tree.bodies
   local fns, byname, objectives = spec.functions, spec.byname, spec.objectives
 
-  local stats, bodies_c, pieces, csc = {}, {}, {}, {}
+  -- bodies_c: the C of each emitted function (a compressed-column form is one of its own, so that the sections can
+  -- split either), pieces its parts (sym.emit_c), body_fn the index in fns of the function it belongs to.
+  local stats, bodies_c, pieces, body_fn, csc = {}, {}, {}, {}, {}
   local parents, own_parents = solve_parents(tree, fns)
-  for _, f in ipairs(fns) do
+  for k, f in ipairs(fns) do
     local cname = name .. "_" .. f.name
     local text, nwork, ops
     if f.solve then
@@ -514,13 +516,16 @@ function M.generate(tree, spec, source_text, opts)
       if f.matrix and (want == true or type(want) == "table" and want[f.name]) then
         local ctext, cinfo = C.emit_function { name = cname .. "_csc", exprs = f.exprs, compact = true,
           comment = f.name .. ", the structural non-zeros in compressed-column order" }
-        text = text .. "\n" .. ctext
-        pieces[#bodies_c + 1] = nil
+        body_fn[#bodies_c + 1] = k
+        bodies_c[#bodies_c + 1] = text
+        text = ctext
+        pieces[#bodies_c + 1] = cinfo.pieces
         if cinfo.nwork > nwork then nwork = cinfo.nwork end
         csc[f.name] = true
       end
     end
     f.nwork = nwork
+    body_fn[#bodies_c + 1] = k
     bodies_c[#bodies_c + 1] = text
     local st = function_stats(name, f, ops)
     st.nwork = nwork
@@ -611,7 +616,7 @@ function M.generate(tree, spec, source_text, opts)
   local solve_in = {}
   for k, list in ipairs(section_fns) do
     for _, i in ipairs(list) do
-      if fns[i].solve then solve_in[#solve_in + 1] = "MB_SECTION(" .. k .. ")"; break end
+      if fns[body_fn[i]].solve then solve_in[#solve_in + 1] = "MB_SECTION(" .. k .. ")"; break end
     end
   end
   if #solve_in > 0 then
