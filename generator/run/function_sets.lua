@@ -70,9 +70,20 @@ M.sens = {
   "rod_inertia_cross_dz", "rod_inertia_cross_dp", "mass_forces_bias",
 }
 
--- runtime/driver/mbcheck.c walks every slot (mb_slot_fn) against complex step: it needs everything, so
--- `check` has no list (nil: the emitter's default, all functions).
-M.check = nil
+-- runtime/driver/mbcheck.c: each derivative its items list and the function it differentiates (mass also for the
+-- conditioning of M). The complex-step build compiles these alone: the sedan's functions it never calls (Matrix R's
+-- one pass, the constraints' velocity and acceleration Jacobians, the energy, the forces) are a fifth of its C, and
+-- complex arithmetic at -O0 is the slowest compile of `make test`. A new item in mbcheck.c adds its pair here.
+M.check = {
+  "mass", "inverse_dynamics", "inverse_dynamics_dz", "inverse_dynamics_dzd", "inverse_dynamics_dp",
+  "inverse_dynamics_tangent", "inverse_dynamics_dy", "inverse_dynamics_sens",
+  "forward_dynamics", "forward_dynamics_dz", "forward_dynamics_dzd", "forward_dynamics_dp", "forward_dynamics_dy",
+  "forward_dynamics_sens", "points", "points_dz",
+  "constraints", "constraints_dz", "constraints_dp", "constraints_dt", "constraints_dz_tw_dz",
+  "constraint_bias", "constraint_bias_dz", "constraint_bias_dzd", "constraint_bias_dp",
+  "rod_inertia", "rod_inertia_dz", "rod_inertia_dp", "rod_inertia_cross", "rod_inertia_cross_dz",
+  "rod_inertia_cross_dp",
+}
 
 -- The list for a job ("run", "run_matrix_r", "run_matrix_r_trapezoidal", "sens", "check") on a tree, or nil for all functions. The emitter takes it
 -- with lenient = true: a model has only the names that apply to it (no constraints on an open tree).
