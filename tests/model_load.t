@@ -38,6 +38,8 @@ tap.ok(#models >= 10, "models/ holds the ten models of issue 4 (found " .. #mode
 
 local outdir = os.tmpname()
 os.remove(outdir)
+-- Generating these again would take a minute of `make test`'s CPU for what the others show.
+local LARGE = { sedan = true, buggy = true, coach = true, fourbar_grid = true }
 for _, f in ipairs(models) do
   local path = "models/" .. f
   local name = f:match("^(.*)%.lua$")
@@ -63,13 +65,21 @@ for _, f in ipairs(models) do
   tap.is(code, 0, "mbgen info " .. path .. ": exit 0" .. (err ~= "" and (": " .. err) or ""))
   tap.like(out, "^# " .. name .. "\n.*## Sizes.*## Bodies.*## Coordinates.*## Constraints.*## Parameters.*## Inputs.*## Points",
     "mbgen info " .. path .. ": prints the roadmap")
-  local gout, gerr, gcode = mbgen("generate " .. path .. " -o " .. sh_quote(outdir))
-  tap.is(gcode, 0, "mbgen generate " .. path .. ": exit 0" .. (gerr ~= "" and (": " .. gerr) or ""))
-  local fh = io.open(outdir .. "/" .. name .. ".md")
-  local md = fh and fh:read("a")
-  if fh then fh:close() end
-  tap.is(md, out, "mbgen generate " .. path .. ": " .. name .. ".md is the roadmap info prints")
-  tap.like(gout, "wrote " .. outdir:gsub("%p", "%%%0") .. "/" .. name .. "%.md", "mbgen generate " .. path .. ": says what it wrote")
+  if LARGE[name] then
+    -- tests/gen_fresh.t generates it and finds the committed roadmap equal to what generate writes.
+    local fh = io.open(root .. "generated/" .. name .. ".md")
+    local md = fh and fh:read("a")
+    if fh then fh:close() end
+    tap.is(md, out, "generated/" .. name .. ".md is the roadmap info prints")
+  else
+    local gout, gerr, gcode = mbgen("generate " .. path .. " -o " .. sh_quote(outdir))
+    tap.is(gcode, 0, "mbgen generate " .. path .. ": exit 0" .. (gerr ~= "" and (": " .. gerr) or ""))
+    local fh = io.open(outdir .. "/" .. name .. ".md")
+    local md = fh and fh:read("a")
+    if fh then fh:close() end
+    tap.is(md, out, "mbgen generate " .. path .. ": " .. name .. ".md is the roadmap info prints")
+    tap.like(gout, "wrote " .. outdir:gsub("%p", "%%%0") .. "/" .. name .. "%.md", "mbgen generate " .. path .. ": says what it wrote")
+  end
 end
 os.execute("rm -rf " .. sh_quote(outdir))
 
@@ -81,7 +91,7 @@ tap.is(size(out, "NZ"), 8, "chain default: N = 8")
 tap.like(out, "| N | constant | 8 |", "chain: N listed as a constant")
 out = mbgen("info models/chain.lua --set=N=3")
 tap.is(size(out, "NZ"), 3, "--set=NAME=VALUE form")
-out = mbgen("info models/fourbar_grid.lua --set NY=4")
+out = mbgen("info models/fourbar_grid.lua --set NY=4 --no-functions")
 tap.is(size(out, "NB"), 135, "fourbar_grid --set NY=4: 135 bodies")
 tap.is(size(out, "NC"), 120, "fourbar_grid --set NY=4: 120 constraint equations")
 out = mbgen("info models/oscillator.lua --set k=400")
