@@ -158,8 +158,10 @@ tap.ok(bq and wq < 1e-8, string.format("lane change to 2 s: inverted blocks and 
 -- the independent coordinates, exact Newton tangent, kept while it converges): the same path as rk4 at 1 ms
 -- (the run above) to the rule's O(h²) error, loops closed, energy balanced.
 local out3 = tmp .. "/lane_trap.csv"
-local ok3, o3 = mbgen("--set manoeuvre=2 --static --integrator trapezoidal --step 0.015 --output-step 0.015 --out '"
-  .. out3 .. "'")
+-- -O0 here and in the sensitivities at 15 ms below: their builds (the trapezoidal and the sensitivities' sets of the
+-- lane change) take 36 and 47 s of CPU at -O1, their runs seconds.
+local ok3, o3 = mbgen("--set manoeuvre=2 --static --integrator trapezoidal --step 0.015 --output-step 0.015 --cflags -O0 "
+  .. "--out '" .. out3 .. "'")
 tap.ok(ok3, "lane change, matrix_r + trapezoidal at h = 15 ms, runs")
 if not ok3 then tap.diag(o3) end
 local l3 = csv(out3)
@@ -176,7 +178,7 @@ tap.ok(p3 and p3 < 1e-10 and bal3 and math.abs(bal3) < 1e-5,
 -- The seed's five design parameters on the lane change (2 s): the DDM on the trapezoidal rule at 15 ms equals
 -- central differences of whole runs of the same scheme.
 local oks, outs = H.sh("cd " .. H.root .. " && lua5.4 generator/mbgen sens -q models/buggy.lua --set manoeuvre=2 "
-  .. "--integrator trapezoidal --step 0.015 --t-end 2 --fd 1e-6")
+  .. "--integrator trapezoidal --step 0.015 --t-end 2 --cflags -O0 --fd 1e-6")
 local kv, count, scale, worst_fd = {}, 0, 0, 0
 for k, v in outs:gmatch("([%w_%.]+) ([^\n]+)") do kv[k] = tonumber(v) or v end
 for k, v in pairs(kv) do
@@ -191,7 +193,7 @@ tap.ok(oks and count == 5 and worst_fd < 1e-6, string.format("lane change, 5 par
 if not oks then tap.diag(outs) end
 -- The adjoint of the same scheme: the same psi, the gradient to round-off.
 local oka, outa = H.sh("cd " .. H.root .. " && lua5.4 generator/mbgen sens -q models/buggy.lua --set manoeuvre=2 "
-  .. "--integrator trapezoidal --step 0.015 --t-end 2 --method avm")
+  .. "--integrator trapezoidal --step 0.015 --t-end 2 --cflags -O0 --method avm")
 local av, worst_avm = {}, 0
 for k, v in outa:gmatch("([%w_%.]+) ([^\n]+)") do av[k] = tonumber(v) or v end
 for k, v in pairs(kv) do
