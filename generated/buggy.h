@@ -80,6 +80,8 @@ int buggy_objective_step_descent_integrand(const mb_args *a, mb_real *out, mb_re
 #define buggy_objective_step_descent_integrand_NWORK 0
 int buggy_mass_forces_bias(const mb_args *a, mb_real *out, mb_real *work);
 #define buggy_mass_forces_bias_NWORK 1197
+int buggy_constraints_and_dz(const mb_args *a, mb_real *out, mb_real *work);
+#define buggy_constraints_and_dz_NWORK 296
 int buggy_matrix_r_reduce(const mb_real *M, const mb_real *Q, const mb_real *x, const mb_real *R,
     mb_real *L, mb_real *zdd);
 int buggy_matrix_r_dependent_factor(const mb_real *J, mb_real *X, mb_real *fig);

@@ -58,6 +58,8 @@ int cam_follower_constraint_acc_dz(const mb_args *a, mb_real *out, mb_real *work
 #define cam_follower_constraint_acc_dz_NWORK 0
 int cam_follower_mass_forces_bias(const mb_args *a, mb_real *out, mb_real *work);
 #define cam_follower_mass_forces_bias_NWORK 0
+int cam_follower_constraints_and_dz(const mb_args *a, mb_real *out, mb_real *work);
+#define cam_follower_constraints_and_dz_NWORK 0
 
 /* The largest workspace of any function above, in mb_reals. */
 #define cam_follower_NWORK 0

@@ -18220,12 +18220,12 @@ static const mb_pattern chain_forward_dynamics_dy_pattern = { 8, 16, chain_forwa
 static const mb_objective chain_objectives[1] = {
     { "tip", chain_objective_tip_integrand, chain_objective_tip_terminal }
 };
-static const long chain_slot_ops[44] = {
+static const long chain_slot_ops[45] = {
     1240, 1484, 0, 1481, 6577, 5075, 0, 8100, 3089, 10715,
     7011, 0, 2150, 492, 672, 0, 0, 0, 0, 0,
     0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     0, 8288, 13228, 0, 0, 0, 0, 0, 0, 0,
-    0, 0, 0, 0
+    0, 0, 0, 0, 0
 };
 
 const mb_model chain_model = {

@@ -78,6 +78,8 @@ int coach_constraints_dz_tw_dp(const mb_args *a, mb_real *out, mb_real *work);
 #define coach_constraints_dz_tw_dp_NWORK 0
 int coach_mass_forces_bias(const mb_args *a, mb_real *out, mb_real *work);
 #define coach_mass_forces_bias_NWORK 793
+int coach_constraints_and_dz(const mb_args *a, mb_real *out, mb_real *work);
+#define coach_constraints_and_dz_NWORK 151
 int coach_matrix_r_reduce(const mb_real *M, const mb_real *Q, const mb_real *x, const mb_real *R,
     mb_real *L, mb_real *zdd);
 int coach_matrix_r_dependent_factor(const mb_real *J, mb_real *X, mb_real *fig);

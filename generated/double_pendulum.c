@@ -780,12 +780,12 @@ static const mb_pattern double_pendulum_forward_dynamics_dy_pattern = { 2, 4, do
 static const mb_objective double_pendulum_objectives[1] = {
     { "kinetic_energy", 0, double_pendulum_objective_kinetic_energy_terminal }
 };
-static const long double_pendulum_slot_ops[44] = {
+static const long double_pendulum_slot_ops[45] = {
     18, 35, 0, 38, 112, 83, 255, 205, 63, 184,
     121, 175, 78, 19, 22, 0, 0, 0, 0, 0,
     0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     1, 161, 250, 486, 285, 0, 0, 0, 0, 0,
-    0, 0, 0, 0
+    0, 0, 0, 0, 0
 };
 
 const mb_model double_pendulum_model = {

@@ -82,6 +82,8 @@ int fivebar_objective_psi3_integrand(const mb_args *a, mb_real *out, mb_real *wo
 #define fivebar_objective_psi3_integrand_NWORK 0
 int fivebar_mass_forces_bias(const mb_args *a, mb_real *out, mb_real *work);
 #define fivebar_mass_forces_bias_NWORK 0
+int fivebar_constraints_and_dz(const mb_args *a, mb_real *out, mb_real *work);
+#define fivebar_constraints_and_dz_NWORK 0
 int fivebar_matrix_r_reduce(const mb_real *M, const mb_real *Q, const mb_real *x, const mb_real *R,
     mb_real *L, mb_real *zdd);
 int fivebar_matrix_r_dependent_factor(const mb_real *J, mb_real *X, mb_real *fig);

@@ -62,11 +62,13 @@ int fourbar_grid_constraint_acc_dz(const mb_args *a, mb_real *out, mb_real *work
 #define fourbar_grid_constraint_acc_dz_NWORK 1506
 int fourbar_grid_mass_forces_bias(const mb_args *a, mb_real *out, mb_real *work);
 #define fourbar_grid_mass_forces_bias_NWORK 495
+int fourbar_grid_constraints_and_dz(const mb_args *a, mb_real *out, mb_real *work);
+#define fourbar_grid_constraints_and_dz_NWORK 434
 
 /* The largest workspace of any function above, in mb_reals. */
 #define fourbar_grid_NWORK 5264
 /* fourbar_grid.c compiles whole, or section by section with -DMB_PART=1..fourbar_grid_NSECTIONS
  * (and -DMB_PART=0, the data table's values, when built with -DMB_LINKED_DATA). */
-#define fourbar_grid_NSECTIONS 11
+#define fourbar_grid_NSECTIONS 12
 
 #endif

@@ -62,6 +62,8 @@ int fourbar_planar_constraint_acc_dz(const mb_args *a, mb_real *out, mb_real *wo
 #define fourbar_planar_constraint_acc_dz_NWORK 0
 int fourbar_planar_mass_forces_bias(const mb_args *a, mb_real *out, mb_real *work);
 #define fourbar_planar_mass_forces_bias_NWORK 0
+int fourbar_planar_constraints_and_dz(const mb_args *a, mb_real *out, mb_real *work);
+#define fourbar_planar_constraints_and_dz_NWORK 0
 
 /* The largest workspace of any function above, in mb_reals. */
 #define fourbar_planar_NWORK 0

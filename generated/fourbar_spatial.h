@@ -80,6 +80,8 @@ int fourbar_spatial_objective_sway_terminal(const mb_args *a, mb_real *out, mb_r
 #define fourbar_spatial_objective_sway_terminal_NWORK 0
 int fourbar_spatial_mass_forces_bias(const mb_args *a, mb_real *out, mb_real *work);
 #define fourbar_spatial_mass_forces_bias_NWORK 0
+int fourbar_spatial_constraints_and_dz(const mb_args *a, mb_real *out, mb_real *work);
+#define fourbar_spatial_constraints_and_dz_NWORK 0
 
 /* The largest workspace of any function above, in mb_reals. */
 #define fourbar_spatial_NWORK 0

@@ -354,12 +354,12 @@ static const mb_pattern oscillator_forward_dynamics_dy_pattern = { 1, 2, oscilla
 static const mb_objective oscillator_objectives[1] = {
     { "wobble", oscillator_objective_wobble_integrand, oscillator_objective_wobble_terminal }
 };
-static const long oscillator_slot_ops[44] = {
+static const long oscillator_slot_ops[45] = {
     0, 2, 0, 3, 0, 0, 0, 3, 3, 2,
     0, 7, 6, 0, 0, 0, 0, 0, 0, 0,
     0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     0, 0, 2, 11, 7, 0, 0, 0, 0, 0,
-    0, 0, 0, 0
+    0, 0, 0, 0, 0
 };
 
 const mb_model oscillator_model = {

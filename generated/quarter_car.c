@@ -419,12 +419,12 @@ static const mb_pattern quarter_car_forward_dynamics_dy_pattern = { 2, 4, quarte
 static const mb_objective quarter_car_objectives[1] = {
     { "comfort", quarter_car_objective_comfort_integrand, 0 }
 };
-static const long quarter_car_slot_ops[44] = {
+static const long quarter_car_slot_ops[45] = {
     0, 7, 3, 14, 0, 0, 0, 10, 13, 6,
     6, 12, 12, 0, 0, 0, 0, 0, 0, 0,
     0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     0, 0, 12, 41, 34, 0, 0, 0, 0, 0,
-    0, 0, 0, 0
+    0, 0, 0, 0, 0
 };
 
 const mb_model quarter_car_model = {

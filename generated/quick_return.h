@@ -62,6 +62,8 @@ int quick_return_constraint_acc_dz(const mb_args *a, mb_real *out, mb_real *work
 #define quick_return_constraint_acc_dz_NWORK 0
 int quick_return_mass_forces_bias(const mb_args *a, mb_real *out, mb_real *work);
 #define quick_return_mass_forces_bias_NWORK 0
+int quick_return_constraints_and_dz(const mb_args *a, mb_real *out, mb_real *work);
+#define quick_return_constraints_and_dz_NWORK 0
 
 /* The largest workspace of any function above, in mb_reals. */
 #define quick_return_NWORK 0

@@ -88,6 +88,8 @@ int sedan_constraints_dz_tw_dp(const mb_args *a, mb_real *out, mb_real *work);
 #define sedan_constraints_dz_tw_dp_NWORK 0
 int sedan_mass_forces_bias(const mb_args *a, mb_real *out, mb_real *work);
 #define sedan_mass_forces_bias_NWORK 1023
+int sedan_constraints_and_dz(const mb_args *a, mb_real *out, mb_real *work);
+#define sedan_constraints_and_dz_NWORK 135
 int sedan_matrix_r_reduce(const mb_real *M, const mb_real *Q, const mb_real *x, const mb_real *R,
     mb_real *L, mb_real *zdd);
 int sedan_matrix_r_dependent_factor(const mb_real *J, mb_real *X, mb_real *fig);

@@ -4929,12 +4929,12 @@ static const mb_pattern tree_inverse_dynamics_dy_pattern = { 7, 14, tree_inverse
 static const int tree_forward_dynamics_dy_pattern_colptr[15] = { 0, 0, 0, 7, 14, 21, 28, 35, 42, 42, 49, 56, 63, 70, 77 };
 static const int tree_forward_dynamics_dy_pattern_rowind[77] = { 0, 1, 2, 3, 4, 5, 6, 0, 1, 2, 3, 4, 5, 6, 0, 1, 2, 3, 4, 5, 6, 0, 1, 2, 3, 4, 5, 6, 0, 1, 2, 3, 4, 5, 6, 0, 1, 2, 3, 4, 5, 6, 0, 1, 2, 3, 4, 5, 6, 0, 1, 2, 3, 4, 5, 6, 0, 1, 2, 3, 4, 5, 6, 0, 1, 2, 3, 4, 5, 6, 0, 1, 2, 3, 4, 5, 6 };
 static const mb_pattern tree_forward_dynamics_dy_pattern = { 7, 14, tree_forward_dynamics_dy_pattern_colptr, tree_forward_dynamics_dy_pattern_rowind };
-static const long tree_slot_ops[44] = {
+static const long tree_slot_ops[45] = {
     162, 388, 0, 473, 2912, 2041, 0, 3731, 627, 3725,
     2475, 0, 1056, 70, 139, 0, 0, 0, 0, 0,
     0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     0, 3460, 4516, 0, 0, 0, 0, 0, 0, 0,
-    0, 0, 0, 0
+    0, 0, 0, 0, 0
 };
 
 const mb_model tree_model = {

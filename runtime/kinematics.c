@@ -17,12 +17,18 @@ struct mb_kin {
     int user;             /* the current choice is the model's `independent` */
     int *ind, *dep;       /* dof and rank indices, ascending */
     int *is_ind;          /* nz flags */
-    double *J;            /* nc x nz: Phi_z where the block was factored (velocity, R use it) */
+    double *J;            /* nc x nz: Phi_z where the block was factored (velocity, R use it), at Jbuf + nc */
+    double *Jbuf;         /* nc + nc x nz: J, after the Phi it came with when it came from constraints_and_dz */
     double *Jv;           /* nc x nz: scratch for mb_kin_violation and the full QR */
     kin_blocks *blocks;   /* the dependent block by its structure, for the current choice (NULL: to be made) */
     double *phi, *vec;    /* nc */
     double *b;            /* nc x (nz + 1): right-hand sides; solutions in the first rank rows */
     double *zt;           /* nz: Newton trial point */
+    double *pair;         /* nc + nc x nz: Phi, then Phi_z, at one point (constraints_and_dz); NULL without it */
+    int pair_ready;       /* pair holds them at (pair_t, pair_z), an iterate the position problem has accepted */
+    double pair_t, *pair_z;
+    double guess_rate;    /* how often position problems are solved at their guess (a moving average over ~10) */
+    long paired;          /* factorizations that took Phi_z from the pair (it becomes Jbuf, Jbuf the pair) */
     mb_linalg *ws;
     double *prefer;       /* nz column weights of the first automatic choice, or NULL */
     int keep_prefer;      /* until the first velocity solve: keep the preferred choice while it is regular */
@@ -55,13 +61,15 @@ void mb_kin_free(mb_kin *k) {
     free(k->ind);
     free(k->dep);
     free(k->is_ind);
-    free(k->J);
+    free(k->Jbuf);
     free(k->Jv);
     kin_blocks_free(k->blocks);
     free(k->phi);
     free(k->vec);
     free(k->b);
     free(k->zt);
+    free(k->pair);
+    free(k->pair_z);
     free(k->zf);
     free(k->pf);
     free(k->prefer);
@@ -111,11 +119,15 @@ mb_kin *mb_kin_create(const mb_model *m, const mb_kin_options *o, char *err, siz
     size_t nz = (size_t)m->nz, nc = (size_t)(m->nc > 0 ? m->nc : 1);
     if (!(k->ind = calloc(nz, sizeof *k->ind)) || !(k->dep = calloc(nz, sizeof *k->dep)) ||
         !(k->is_ind = calloc(nz, sizeof *k->is_ind)) ||
-        !(k->J = calloc(nc * nz, sizeof *k->J)) || !(k->Jv = calloc(nc * nz, sizeof *k->Jv)) ||
+        !(k->Jbuf = calloc(nc * (nz + 1), sizeof *k->Jbuf)) || !(k->Jv = calloc(nc * nz, sizeof *k->Jv)) ||
         !(k->phi = calloc(nc, sizeof *k->phi)) ||
         !(k->vec = calloc(nc, sizeof *k->vec)) || !(k->b = calloc(nc * (nz + 1), sizeof *k->b)) ||
         !(k->zt = calloc(nz, sizeof *k->zt)) || !(k->before = calloc(nz, sizeof *k->before)) || !(k->zf = calloc(nz, sizeof *k->zf)) ||
         !(k->pf = calloc((size_t)m->np + 1, sizeof *k->pf)) || !(k->work = mb_work_alloc(m)))
+        goto nomem;
+    k->J = k->Jbuf + nc;
+    if (m->nc > 0 && m->constraints_and_dz &&
+        (!(k->pair = calloc(nc * (nz + 1), sizeof *k->pair)) || !(k->pair_z = calloc(nz, sizeof *k->pair_z))))
         goto nomem;
     if (m->nc > 0 && !(k->ws = mb_linalg_create(m->nc, m->nz, m->nz + 1, err, errlen))) {
         mb_kin_free(k);
@@ -279,7 +291,16 @@ static int factor_at(mb_kin *k, double t, const double *z, const double *p, char
         lists_from_flags(k);
         return MB_OK;
     }
-    eval(k, k->m->constraints_dz, t, z, NULL, p, k->J);
+    if (k->pair_ready && t == k->pair_t && memcmp(z, k->pair_z, (size_t)k->nz * sizeof(double)) == 0) {
+        double *was = k->Jbuf;
+        k->Jbuf = k->pair;
+        k->pair = was;
+        k->J = k->Jbuf + k->nc;
+        ++k->paired;
+    } else {
+        eval(k, k->m->constraints_dz, t, z, NULL, p, k->J);
+    }
+    k->pair_ready = 0;
     const mb_pattern *P = k->m->constraints_dz_pattern;
     int clean = P && P->rows == k->nc && P->cols == k->nz &&
                 mb_all_finite_pattern(k->J, k->nc, k->nz, P->colptr, P->rowind);
@@ -415,7 +436,11 @@ static void violated(const mb_kin *k, const double *phi, double tol, char *buf, 
     if (count > shown && used + 1 < len) snprintf(buf + used, len - used, " and %d more", count - shown);
 }
 
-int mb_kin_position(mb_kin *k, double t, double *z, const double *p, int *iters, char *err, size_t errlen) {
+/* Phi and Phi_z together (constraints_and_dz, where the model has it) at the point a solve is likely to end at: a
+ * Newton step's full step, and the guess while most problems are solved at their guess (the buggy's: all; the
+ * sedan's: a quarter, where the pair at the guess would mostly be thrown away: Phi_z costs about twice Phi). Where the
+ * problem is solved there, the factorization takes Phi_z from that pass instead of computing the kinematics again. */
+static int position(mb_kin *k, double t, double *z, const double *p, int *iters, char *err, size_t errlen) {
     int rc, it, have_phi = 0;
     if (iters) *iters = 0;
     if (k->nc == 0) return mb_kin_factor(k, t, z, p, err, errlen);
@@ -423,12 +448,21 @@ int mb_kin_position(mb_kin *k, double t, double *z, const double *p, int *iters,
     /* fresh: factor at every iterate (full Newton); else the last factors, until a step with them falls short. */
     int fresh = !k->o.simplified || !k->have_factors;
     for (it = 0;; ++it) {
-        if (!have_phi) {
-            eval(k, k->m->constraints, t, z, NULL, p, k->phi);
+        if (!have_phi) {   /* the guess */
+            if (k->pair && k->guess_rate > 0.5) {
+                eval(k, k->m->constraints_and_dz, t, z, NULL, p, k->pair);
+                memcpy(k->phi, k->pair, (size_t)k->nc * sizeof(double));
+                k->pair_ready = 1;
+                k->pair_t = t;
+                memcpy(k->pair_z, z, (size_t)k->nz * sizeof(double));
+            } else {
+                eval(k, k->m->constraints, t, z, NULL, p, k->phi);
+            }
             if ((rc = check_finite(k, k->phi, k->nc, 1, "Phi", t, err, errlen))) return rc;
         }
         if (maxabs(k->phi, k->nc) <= k->o.pos_tol) {
             if (iters) *iters = it;
+            k->guess_rate = 0.9 * k->guess_rate + (it == 0 ? 0.1 : 0.0);
             return mb_kin_factor(k, t, z, p, err, errlen);
         }
         if (it == k->o.pos_max_iter) break;
@@ -438,12 +472,16 @@ int mb_kin_position(mb_kin *k, double t, double *z, const double *p, int *iters,
         /* Damped step: halve until ||Phi|| decreases (Armijo on the Gauss-Newton direction), so a
          * poor initial guess does not jump to another assembly branch or diverge. */
         double n0 = norm2(k->phi, k->nc), n1 = INFINITY, s = 1;
-        int accepted = 0;
+        int accepted = 0, paired = 0;
+        double *v = k->vec;
         for (int ls = 0; ls < 12 && !accepted; ++ls, s *= 0.5) {
             memcpy(k->zt, z, (size_t)k->nz * sizeof(double));
             for (int j = 0; j < k->rank; ++j) k->zt[k->dep[j]] += s * k->b[j];
-            eval(k, k->m->constraints, t, k->zt, NULL, p, k->vec);
-            n1 = norm2(k->vec, k->nc);
+            paired = ls == 0 && k->pair;
+            v = paired ? k->pair : k->vec;
+            if (paired) k->pair_ready = 0;   /* the pair is being overwritten */
+            eval(k, paired ? k->m->constraints_and_dz : k->m->constraints, t, k->zt, NULL, p, v);
+            n1 = norm2(v, k->nc);
             if (isfinite(n1) && n1 <= (1 - 1e-4 * s) * n0) accepted = 1;
             else if (isfinite(n1) && n0 < 1e3 * k->o.pos_tol && n1 <= n0) accepted = 1; /* roundoff floor */
         }
@@ -461,8 +499,13 @@ int mb_kin_position(mb_kin *k, double t, double *z, const double *p, int *iters,
             break;
         }
         memcpy(z, k->zt, (size_t)k->nz * sizeof(double));
-        memcpy(k->phi, k->vec, (size_t)k->nc * sizeof(double));   /* Phi at the new iterate, already evaluated */
+        memcpy(k->phi, v, (size_t)k->nc * sizeof(double));   /* Phi at the new iterate, already evaluated */
         have_phi = 1;
+        if (paired) {
+            k->pair_ready = 1;
+            k->pair_t = t;
+            memcpy(k->pair_z, z, (size_t)k->nz * sizeof(double));
+        }
     }
     if (iters) *iters = it;
     char list[MB_ERRLEN / 2];
@@ -471,6 +514,13 @@ int mb_kin_position(mb_kin *k, double t, double *z, const double *p, int *iters,
                    "model %s does not assemble at t = %.10g: after %d Newton iterations constraint equations %s "
                    "stay violated (tolerance %g; %s)",
                    mname(k->m), t, it, list, k->o.pos_tol, why);
+}
+
+int mb_kin_position(mb_kin *k, double t, double *z, const double *p, int *iters, char *err, size_t errlen) {
+    k->pair_ready = 0;
+    int rc = position(k, t, z, p, iters, err, errlen);
+    k->pair_ready = 0;   /* a later factorization may be at another p */
+    return rc;
 }
 
 /* b = -(v + Phi_z[:, ind] x_ind), solved for the dependent entries of x. */
@@ -620,6 +670,7 @@ const char *mb_kin_reselection_note(const mb_kin *k, long i) {
 }
 long mb_kin_factorizations(const mb_kin *k) { return k->factorizations; }
 long mb_kin_generated_factorizations(const mb_kin *k) { return k->generated; }
+long mb_kin_paired_factorizations(const mb_kin *k) { return k->paired; }
 
 int mb_kin_R_pattern(const mb_kin *k, const int **colptr, const int **rowind) {
     *colptr = *rowind = NULL;

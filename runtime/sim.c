@@ -692,6 +692,11 @@ long mb_sim_generated_factorizations(const mb_sim *s) {
     return k ? mb_kin_generated_factorizations(k) : 0;
 }
 
+long mb_sim_paired_factorizations(const mb_sim *s) {
+    mb_kin *k = sim_kin(s);
+    return k ? mb_kin_paired_factorizations(k) : 0;
+}
+
 int mb_sim_blocks(const mb_sim *s, int *rows, int *cols, int max) {
     mb_kin *k = sim_kin(s);
     return k ? mb_kin_blocks(k, rows, cols, max) : 0;

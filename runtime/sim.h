@@ -141,6 +141,8 @@ const mb_al3 *mb_sim_al3(const mb_sim *s);
 long mb_sim_factorizations(const mb_sim *s);
 /* Of them, those done by the model's generated inversions (its declared independent coordinates). */
 long mb_sim_generated_factorizations(const mb_sim *s);
+/* Of them, those whose Phi_z came from the Newton step that reached the point (mb_kin_paired_factorizations). */
+long mb_sim_paired_factorizations(const mb_sim *s);
 /* The blocks of the dependent block of Phi_z (mb_kin_blocks), 0 for an open tree or before the first step. */
 int mb_sim_blocks(const mb_sim *s, int *rows, int *cols, int max);
 /* The independent coordinates now (mb_kin_independent; NULL for an open tree), mb_sim_dof of them, and the

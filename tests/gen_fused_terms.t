@@ -1,8 +1,8 @@
 #!/usr/bin/env lua5.4
 -- gen_fused_terms.t: every closed-loop model has NAME_mass_forces_bias, the M, Q and constraint bias that a Matrix R
--- evaluation takes, in one pass (dynamics/functions.lua); it equals the three functions it fuses at random states (to
--- round-off: the fused pass shares sub-expressions, so sums may associate differently), its output has the slot's
--- size, and an open tree has none.
+-- evaluation takes, in one pass, and NAME_constraints_and_dz, Phi and Phi_z in one pass for the position problem
+-- (dynamics/functions.lua); each equals the functions it fuses at random states (to round-off: the fused pass shares
+-- sub-expressions, so sums may associate differently), its output has the slot's size, and an open tree has neither.
 local H = dofile((arg[0]:match("^(.-)tests/[^/]*$") or "./") .. "tests/lib/harness.lua")
 local tap = require "tap"
 
@@ -28,14 +28,22 @@ end
 
 tap.ok(#closed >= 9 and #open >= 4, string.format("models/ has %d closed-loop and %d open models", #closed, #open))
 for _, m in ipairs(closed) do
-  local res, msg = build(m, "mass,forces,constraint_bias,mass_forces_bias")
+  local res, msg = build(m, "mass,forces,constraint_bias,mass_forces_bias,constraints,constraints_dz,constraints_and_dz")
   if not tap.ok(res, m .. ": generates and compiles with -Wall -Wextra -Werror") then tap.diag(msg) end
-  local rows, expected, states, worst = (res or ""):match("rows (%d+) expected (%d+) states (%d+) worst (%S+)")
-  tap.ok(rows and rows == expected, string.format("%s: the output has nz² + nz + nc = %s entries (the slot's shape: %s)",
-    m, expected or "?", rows or "?"))
-  tap.ok(states == "5" and tonumber(worst) and tonumber(worst) <= 1e-12,
-    string.format("%s: M, Q and the bias equal mass, forces and constraint_bias at 5 states (worst %s of the max-norm)",
-      m, worst or "?"))
+  local lines = {}
+  for rows, expected, states, worst in (res or ""):gmatch("rows (%d+) expected (%d+) states (%d+) worst (%S+)") do
+    lines[#lines + 1] = { rows = rows, expected = expected, states = states, worst = tonumber(worst) }
+  end
+  for i, what in ipairs {
+    { "nz² + nz + nc", "M, Q and the bias equal mass, forces and constraint_bias" },
+    { "nc + nc nz", "Phi and Phi_z equal constraints and constraints_dz" },
+  } do
+    local l = lines[i] or {}
+    tap.ok(l.rows and l.rows == l.expected, string.format("%s: the output has %s = %s entries (the slot's shape: %s)",
+      m, what[1], l.expected or "?", l.rows or "?"))
+    tap.ok(l.states == "5" and l.worst and l.worst <= 1e-12,
+      string.format("%s: %s at 5 states (worst %s of the max-norm)", m, what[2], tostring(l.worst)))
+  end
 end
 for _, m in ipairs(open) do
   local res = build(m, "mass,forces")

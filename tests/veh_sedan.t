@@ -119,6 +119,13 @@ tap.ok(tonumber(p) < 1e-10 and tonumber(v) < 1e-10 and tonumber(a) < 1e-10, "loo
 local per = tonumber(out:match("factorizations %((%S+) per function evaluation%)"))
 tap.ok(per and per >= 1 and per <= 2, string.format("at most two factorizations of the dependent block per evaluation (%s)",
   tostring(per)))
+-- Where the position problem is solved, Phi_z mostly comes from the pass that evaluated Phi there (a Newton step's, or
+-- the guess's on a run whose guesses assemble, like this straight line: sedan_constraints_and_dz), not from the
+-- kinematics computed again.
+local nf = tonumber(out:match("dependent block of Phi_z: (%d+) factorizations"))
+local paired = tonumber(out:match("Phi_z of (%d+) from the position problem's own pass %(sedan_constraints_and_dz%)"))
+tap.ok(nf and paired and paired >= 0.5 * nf and paired <= nf, string.format(
+  "Phi_z from the position problem's own pass of Phi in %s of %s factorizations", tostring(paired), tostring(nf)))
 local bal = tonumber(out:match("balance %S+ %(relative (%S+)%)"))
 tap.ok(bal and math.abs(bal) < 1e-5, string.format("energy balance E1 - E0 - W_nc, relative %s", tostring(bal)))
 local z_static = first[col["z.chassis_float.z"]]

@@ -44,6 +44,21 @@ local function fused_terms(fns)
   return { name = "mass_forces_bias", rows = #exprs, cols = 1, exprs = exprs }
 end
 
+-- A position Newton step of a closed loop evaluates Phi at its trial point and, where that point solves the problem,
+-- Phi_z there for the factors that follow (runtime/kinematics.c): one function gives both, the frames and their
+-- sines and cosines computed once. Closed loops only; nil without them.
+local function constraints_and_dz(fns)
+  local by = {}
+  for _, f in ipairs(fns) do by[f.name] = f end
+  local phi, J = by.constraints, by.constraints_dz
+  if not (phi and J and phi.rows > 0) then return nil end
+  local exprs = {}
+  for _, f in ipairs { phi, J } do
+    for _, x in ipairs(f.exprs) do exprs[#exprs + 1] = x end
+  end
+  return { name = "constraints_and_dz", rows = #exprs, cols = 1, exprs = exprs }
+end
+
 -- The spec of a tree's model: { name, functions = { { name, rows, cols, exprs (column-major), matrix
 -- (true for a matrix slot), solve (true: [M, B] whose solve X = M⁻¹ B is the output) } ... } in slot order,
 -- byname, objectives = { { name, integrand, terminal } } (function names), data = the named numbers the
@@ -65,6 +80,7 @@ function F.build(tree, opts)
   local ofns, objectives = OF.build(tree, built)
   for _, f in ipairs(ofns) do fns[#fns + 1] = f end
   fns[#fns + 1] = fused_terms(fns)
+  fns[#fns + 1] = constraints_and_dz(fns)
   fns = select_functions(fns, opts and opts.functions, tree, opts and opts.lenient)
   for _, f in ipairs(fns) do byname[f.name] = f end
   -- With --functions an objective keeps only the parts that were kept; one with none is left out.

@@ -9,15 +9,16 @@ local M = {}
 -- tree (forward_dynamics with --forward-dynamics; the tangent or mass and the two Jacobians for the
 -- trapezoidal rule), matrix_r (mass, forces and the constraint bias, in one pass by mass_forces_bias) and al3
 -- (mass, residual, its Jacobians, constraints_dz_tw_dz), kinematics.c (the closed loops' position, velocity and
--- acceleration levels), statics.c (--static: the residual, dr/dz and the constraint terms), output_csv.c (energy,
--- points, tyres), and mbrun.c itself (total_mass for the static loads, forces_nc for the energy balance), and
--- Matrix R's rod modes (--rod-inertia: M without the rods or with their ends' thirds, and their inertia forces).
+-- acceleration levels; Phi with Phi_z at a Newton step's full step by constraints_and_dz), statics.c (--static: the
+-- residual, dr/dz and the constraint terms), output_csv.c (energy, points, tyres), and mbrun.c itself (total_mass for
+-- the static loads, forces_nc for the energy balance), and Matrix R's rod modes (--rod-inertia: M without the rods
+-- or with their ends' thirds, and their inertia forces).
 -- No derivative with respect to p: those are the largest functions, and only sensitivities need them.
 M.run = {
   "mass", "forces", "forces_nc", "inverse_dynamics", "inverse_dynamics_dz", "inverse_dynamics_dzd",
   "inverse_dynamics_tangent", "forward_dynamics", "energy", "points", "tyres", "total_mass",
   "constraints", "constraints_dz", "constraints_dt", "constraint_bias", "constraints_dz_tw_dz",
-  "mass_tree", "mass_lumped", "rod_inertia", "rod_inertia_cross", "mass_forces_bias",
+  "mass_tree", "mass_lumped", "rod_inertia", "rod_inertia_cross", "mass_forces_bias", "constraints_and_dz",
 }
 
 -- `mbgen run --formulation matrix_r --integrator trapezoidal` (or a model whose simulate asks for both): the rule's
@@ -67,7 +68,7 @@ M.sens = {
   "constraints_dz_tw_dz", "constraints_dz_tw_dp", "constraint_vel_dz", "constraint_vel_dp",
   "constraint_acc_dz", "constraint_acc_dp",
   "mass_tree", "mass_lumped", "rod_inertia", "rod_inertia_cross", "rod_inertia_dz", "rod_inertia_dp",
-  "rod_inertia_cross_dz", "rod_inertia_cross_dp", "mass_forces_bias",
+  "rod_inertia_cross_dz", "rod_inertia_cross_dp", "mass_forces_bias", "constraints_and_dz",
 }
 
 -- runtime/driver/mbcheck.c: each derivative its items list and the function it differentiates (mass also for the

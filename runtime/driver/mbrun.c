@@ -680,6 +680,10 @@ static int run(const run_args *a) {
             if (gf > 0)
                 printf("; %ld of %ld by %s_matrix_r_dependent_factor", gf, mb_sim_factorizations(s),
                        m->name ? m->name : "?");
+            long pf = mb_sim_paired_factorizations(s);
+            if (pf > 0)
+                printf("; Phi_z of %ld from the position problem's own pass (%s_constraints_and_dz)", pf,
+                       m->name ? m->name : "?");
             printf("\n");
             const int *ind = mb_sim_independent(s);
             if (ind) {
