@@ -440,6 +440,12 @@ static void violated(const mb_kin *k, const double *phi, double tol, char *buf, 
  * Newton step's full step, and the guess while most problems are solved at their guess (the buggy's: all; the
  * sedan's: a quarter, where the pair at the guess would mostly be thrown away: Phi_z costs about twice Phi). Where the
  * problem is solved there, the factorization takes Phi_z from that pass instead of computing the kinematics again. */
+static void hold_pair(mb_kin *k, double t, const double *z) {
+    k->pair_ready = 1;
+    k->pair_t = t;
+    memcpy(k->pair_z, z, (size_t)k->nz * sizeof(double));
+}
+
 static int position(mb_kin *k, double t, double *z, const double *p, int *iters, char *err, size_t errlen) {
     int rc, it, have_phi = 0;
     if (iters) *iters = 0;
@@ -452,9 +458,7 @@ static int position(mb_kin *k, double t, double *z, const double *p, int *iters,
             if (k->pair && k->guess_rate > 0.5) {
                 eval(k, k->m->constraints_and_dz, t, z, NULL, p, k->pair);
                 memcpy(k->phi, k->pair, (size_t)k->nc * sizeof(double));
-                k->pair_ready = 1;
-                k->pair_t = t;
-                memcpy(k->pair_z, z, (size_t)k->nz * sizeof(double));
+                hold_pair(k, t, z);
             } else {
                 eval(k, k->m->constraints, t, z, NULL, p, k->phi);
             }
@@ -501,11 +505,7 @@ static int position(mb_kin *k, double t, double *z, const double *p, int *iters,
         memcpy(z, k->zt, (size_t)k->nz * sizeof(double));
         memcpy(k->phi, v, (size_t)k->nc * sizeof(double));   /* Phi at the new iterate, already evaluated */
         have_phi = 1;
-        if (paired) {
-            k->pair_ready = 1;
-            k->pair_t = t;
-            memcpy(k->pair_z, z, (size_t)k->nz * sizeof(double));
-        }
+        if (paired) hold_pair(k, t, z);
     }
     if (iters) *iters = it;
     char list[MB_ERRLEN / 2];
