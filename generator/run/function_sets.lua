@@ -7,7 +7,7 @@ local M = {}
 
 -- runtime/driver/mbrun.c and what it links: sim.c (any --formulation, any --integrator), the formulations
 -- tree (forward_dynamics with --forward-dynamics; the tangent or mass and the two Jacobians for the
--- trapezoidal rule), matrix_r (mass, forces and the constraint bias, in one pass by mass_forces_bias) and al3
+-- trapezoidal rule), matrix_r (mass, forces and the constraint bias; in its own sets by mass_forces_bias) and al3
 -- (mass, residual, its Jacobians, constraints_dz_tw_dz), kinematics.c (the closed loops' position, velocity and
 -- acceleration levels; Phi with Phi_z at a Newton step's full step by constraints_and_dz), statics.c (--static: the
 -- residual, dr/dz and the constraint terms), output_csv.c (energy, points, tyres), and mbrun.c itself (total_mass for
@@ -18,14 +18,19 @@ M.run = {
   "mass", "forces", "forces_nc", "inverse_dynamics", "inverse_dynamics_dz", "inverse_dynamics_dzd",
   "inverse_dynamics_tangent", "forward_dynamics", "energy", "points", "tyres", "total_mass",
   "constraints", "constraints_dz", "constraints_dt", "constraint_bias", "constraints_dz_tw_dz",
-  "mass_tree", "mass_lumped", "rod_inertia", "rod_inertia_cross", "mass_forces_bias", "constraints_and_dz",
+  "mass_tree", "mass_lumped", "rod_inertia", "rod_inertia_cross", "constraints_and_dz",
 }
+-- Matrix R's one pass of M, Q and the bias is in its own sets only: `mbgen run` builds those for Matrix R, and a driver
+-- of this set given --formulation matrix_r calls the three functions instead. Another formulation never calls it, and on
+-- fourbar_grid (NY = 4: M is 135 x 135) it is a large part of an al3 build's C.
+local MATRIX_R_ONLY = { "mass_forces_bias" }
 
 -- `mbgen run --formulation matrix_r --integrator trapezoidal` (or a model whose simulate asks for both): the rule's
 -- exact Newton tangent is Matrix R's tangent linear model along the independent coordinates and velocities
 -- (runtime/matrix_r_tangent.c), which reads the constraints' z and zd derivatives besides M and r's Jacobians.
 M.run_matrix_r_trapezoidal = { table.unpack(M.run) }
-for _, name in ipairs { "constraint_vel_dz", "constraint_acc_dz", "constraint_bias_dz", "constraint_bias_dzd" } do
+for _, name in ipairs { "constraint_vel_dz", "constraint_acc_dz", "constraint_bias_dz", "constraint_bias_dzd",
+    table.unpack(MATRIX_R_ONLY) } do
   M.run_matrix_r_trapezoidal[#M.run_matrix_r_trapezoidal + 1] = name
 end
 
@@ -43,6 +48,7 @@ do
   for _, name in ipairs(M.run) do
     if not other[name] then M.run_matrix_r[#M.run_matrix_r + 1] = name end
   end
+  for _, name in ipairs(MATRIX_R_ONLY) do M.run_matrix_r[#M.run_matrix_r + 1] = name end
 end
 
 -- The compressed forms (`mbgen generate --csc`) the sparse al3 tangent reads (runtime/al3_sparse.c): `mbgen run` of an
