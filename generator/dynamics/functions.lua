@@ -29,34 +29,19 @@ local function select_functions(fns, only, tree, lenient)
   return kept
 end
 
--- Matrix R evaluates M, Q and the constraint bias at the same (t, z, zd): one function computes them together, so
--- their shared expressions (the bodies' frames, their sines and cosines, the velocities) are computed once. Closed
--- loops only (an open tree has no bias); nil without them.
-local function fused_terms(fns)
+-- One function whose output is the outputs of the functions named in parts, one after the other (each column-major),
+-- so that their shared expressions (the bodies' frames, their sines and cosines, the velocities) are computed once.
+-- Closed loops only (the function named `loop` has rows); nil otherwise.
+local function joined(fns, name, parts, loop)
   local by = {}
   for _, f in ipairs(fns) do by[f.name] = f end
-  local M, Q, b = by.mass, by.forces, by.constraint_bias
-  if not (M and Q and b and b.rows > 0) then return nil end
+  if not (by[loop] and by[loop].rows > 0) then return nil end
   local exprs = {}
-  for _, f in ipairs { M, Q, b } do
-    for _, x in ipairs(f.exprs) do exprs[#exprs + 1] = x end
+  for _, part in ipairs(parts) do
+    if not by[part] then return nil end
+    for _, x in ipairs(by[part].exprs) do exprs[#exprs + 1] = x end
   end
-  return { name = "mass_forces_bias", rows = #exprs, cols = 1, exprs = exprs }
-end
-
--- A position Newton step of a closed loop evaluates Phi at its trial point and, where that point solves the problem,
--- Phi_z there for the factors that follow (runtime/kinematics.c): one function gives both, the frames and their
--- sines and cosines computed once. Closed loops only; nil without them.
-local function constraints_and_dz(fns)
-  local by = {}
-  for _, f in ipairs(fns) do by[f.name] = f end
-  local phi, J = by.constraints, by.constraints_dz
-  if not (phi and J and phi.rows > 0) then return nil end
-  local exprs = {}
-  for _, f in ipairs { phi, J } do
-    for _, x in ipairs(f.exprs) do exprs[#exprs + 1] = x end
-  end
-  return { name = "constraints_and_dz", rows = #exprs, cols = 1, exprs = exprs }
+  return { name = name, rows = #exprs, cols = 1, exprs = exprs }
 end
 
 -- The spec of a tree's model: { name, functions = { { name, rows, cols, exprs (column-major), matrix
@@ -79,8 +64,11 @@ function F.build(tree, opts)
   for _, f in ipairs(CS.build(tree, built, cfns)) do fns[#fns + 1] = f end
   local ofns, objectives = OF.build(tree, built)
   for _, f in ipairs(ofns) do fns[#fns + 1] = f end
-  fns[#fns + 1] = fused_terms(fns)
-  fns[#fns + 1] = constraints_and_dz(fns)
+  -- Matrix R evaluates M, Q and the constraint bias at the same (t, z, zd); a position Newton step evaluates Phi at
+  -- its trial point and, where that point solves the problem, Phi_z there for the factors that follow
+  -- (runtime/kinematics.c).
+  fns[#fns + 1] = joined(fns, "mass_forces_bias", { "mass", "forces", "constraint_bias" }, "constraint_bias")
+  fns[#fns + 1] = joined(fns, "constraints_and_dz", { "constraints", "constraints_dz" }, "constraints")
   fns = select_functions(fns, opts and opts.functions, tree, opts and opts.lenient)
   for _, f in ipairs(fns) do byname[f.name] = f end
   -- With --functions an objective keeps only the parts that were kept; one with none is left out.
