@@ -118,7 +118,7 @@ long mb_kin_reselections(const mb_kin *k);  /* changes of the choice after the f
 const char *mb_kin_reselection_note(const mb_kin *k, long i);
 long mb_kin_factorizations(const mb_kin *k); /* factorizations of the dependent block (none repeated at one point) */
 long mb_kin_generated_factorizations(const mb_kin *k); /* those done by the model's generated inversions */
-/* Those whose Phi_z came from the Newton step that reached the point (the model's constraints_and_dz), not computed again. */
+/* Those whose Phi_z came from the position problem's own pass of Phi where it was solved (constraints_and_dz). */
 long mb_kin_paired_factorizations(const mb_kin *k);
 /* The blocks the dependent block splits into by its structure (kin_blocks.h), for the current choice: their
  * number (0 before the first factorization), and the rows and columns of the first `max` in rows, cols. */
