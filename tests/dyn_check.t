@@ -14,16 +14,24 @@ for path in list:gmatch("[^\n]+") do
 end
 
 -- The check must be able to fail: a model whose generated derivative is corrupted, or whose forward dynamics
--- reports a singular M, is caught (tests/fixtures/check_mutant.c wraps the generated functions).
+-- reports a singular M, is caught. The two halves `mbgen check` generated for the double pendulum above (the
+-- functions differentiated, complex; the derivatives, real, named double_pendulum_real) are linked with
+-- tests/fixtures/check_mutant.c, which wraps the real half's table.
 local dir = H.root .. "build/tmp/check_mutant"
-local tree = H.tree(H.root .. "models/double_pendulum.lua")
-H.generate(tree, dir)
+H.sh("rm -rf '" .. dir .. "'")
+H.mkdir(dir)
+local complex_c = H.root .. "build/check/models/double_pendulum/double_pendulum.c"
+local real_c = H.root .. "build/check_real/models/double_pendulum/double_pendulum_real.c"
 for mutant, what in ipairs { "a derivative off by 1e-6 relative fails the check",
                              "a function returning MB_FN_SINGULAR fails the check" } do
-  local ok, out = H.sh(string.format("gcc -std=c99 -O0 -DMB_COMPLEX -DMB_MODEL=mutant -DMB_ORIG=double_pendulum_orig " ..
-    "-DMUTANT=%d -Ddouble_pendulum_model=double_pendulum_orig -I%sruntime -I%s %sruntime/driver/mbcheck.c " ..
-    "%s/double_pendulum.c %stests/fixtures/check_mutant.c -lm -o %s/mbcheck%d && %s/mbcheck%d",
-    mutant, H.root, dir, H.root, dir, H.root, dir, mutant, dir, mutant))
+  local inc = string.format("-I'%sruntime' -I'%sruntime/driver'", H.root, H.root)
+  local d = dir .. "/"
+  local ok, out = H.sh(string.format(
+    "gcc -std=c99 -O0 %s -DMB_ORIG=double_pendulum_real_model -DMUTANT=%d -c '%stests/fixtures/check_mutant.c' " ..
+    "-o '%smutant%d.o' && gcc -std=c99 -O0 %s -c '%s' -o '%sreal.o' && gcc -std=c99 -O0 -fcx-limited-range -DMB_COMPLEX %s " ..
+    "-DMB_MODEL=double_pendulum_model -DMB_MODEL_REAL=mutant '%sruntime/driver/mbcheck.c' '%sruntime/driver/mbcheck_real.c' " ..
+    "'%s' '%sreal.o' '%smutant%d.o' -lm -o '%smbcheck%d' && '%smbcheck%d'",
+    inc, mutant, H.root, d, mutant, inc, real_c, d, inc, H.root, H.root, complex_c, d, d, mutant, d, mutant, d, mutant))
   tap.ok(not ok and out:find("FAIL"), what)
   if mutant == 2 then
     tap.like(out, "forward_dynamics_dz returned status 1", "the status is reported with the function's name")

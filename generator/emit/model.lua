@@ -362,9 +362,11 @@ local DATA_LINKAGE = [[
 #define MB_DATA_LINKAGE static
 #endif]]
 
--- The line that opens the data table's initializer: what M.rewrite_data finds the values after.
+-- The line that opens the data table's initializer (NAME_data: the model's name, whatever opts.name of M.generate): what
+-- M.rewrite_data finds the values after, by its start alone.
+local DATA_OPEN = "MB_DATA_LINKAGE const struct "
 local function data_open(name)
-  return "MB_DATA_LINKAGE const struct " .. name .. "_data_table " .. name .. "_data MB_UNUSED = {"
+  return DATA_OPEN .. name .. "_data_table " .. name .. "_data MB_UNUSED = {"
 end
 
 -- Bytes of C per section: a vehicle's 5 MB compile in a dozen units, a small model in one.
@@ -490,9 +492,10 @@ end
 -- ["NAME.h"] = text } and per-function stats. source_text: the model file's text, whose hash the header
 -- records. The tree gives the model table's names, sizes and defaults. opts.csc: also the compressed-column
 -- form NAME_FN_csc of every matrix function (true) or of those named (a set of slot names), not of the
--- forward-dynamics derivatives that solve by the loop.
+-- forward-dynamics derivatives that solve by the loop. opts.name: the files' names and the C identifiers' prefix in place
+-- of the model's name (mbgen check links a real build of the derivatives with a complex one of the functions).
 function M.generate(tree, spec, source_text, opts)
-  local name = tree.name
+  local name = opts and opts.name or tree.name
   local n = #tree.bodies
   local fns, byname, objectives = spec.functions, spec.byname, spec.objectives
 
@@ -601,15 +604,15 @@ function M.generate(tree, spec, source_text, opts)
   if #data > 0 then
     L[#L + 1] = DATA_LINKAGE
     L[#L + 1] = "/* The model's data kept by name: a changed value changes its line here and not the code. */"
-    L[#L + 1] = "struct " .. name .. "_data_table {"
+    L[#L + 1] = "struct " .. tree.name .. "_data_table {"
     for _, e in ipairs(data) do L[#L + 1] = "    mb_real " .. e.member .. ";" end
     L[#L + 1] = "};"
     L[#L + 1] = "#if MB_DATA_HERE"
-    L[#L + 1] = data_open(name)
+    L[#L + 1] = data_open(tree.name)
     for _, e in ipairs(data) do L[#L + 1] = string.format("    .%s = %s,", e.member, C.literal(e.value)) end
     L[#L + 1] = "};"
     L[#L + 1] = "#else"
-    L[#L + 1] = "extern const struct " .. name .. "_data_table " .. name .. "_data;"
+    L[#L + 1] = "extern const struct " .. tree.name .. "_data_table " .. tree.name .. "_data;"
     L[#L + 1] = "#endif"
     L[#L + 1] = ""
   end
@@ -772,8 +775,8 @@ end
 
 -- NAME.c's text c with each line `    .MEMBER = VALUE,` of the data table replaced by f(member) when that returns a
 -- string (the new VALUE); the rest as it is. The one reader of the table's layout besides M.generate.
-function M.rewrite_data(c, name, f)
-  local a = c:find("\n" .. data_open(name), 1, true)
+function M.rewrite_data(c, f)
+  local a = c:find("\n" .. DATA_OPEN, 1, true)
   local b = a and c:find("\n};\n", a, true)
   if not b then return c end
   local block = c:sub(a, b):gsub("\n    %.([%w_]+) = [^\n]*,", function(member)
@@ -783,9 +786,10 @@ function M.rewrite_data(c, name, f)
   return c:sub(1, a - 1) .. block .. c:sub(b + 1)
 end
 
--- Whether NAME.c has a data table, and so a section 0 when built with -DMB_LINKED_DATA.
-function M.has_data(c, name)
-  return c:find("\n" .. data_open(name), 1, true) ~= nil
+-- The C name of NAME.c's data table (NAME_data), or nil when it has none (and so no section 0 when built with
+-- -DMB_LINKED_DATA).
+function M.data_name(c)
+  return c:match("\n" .. DATA_OPEN .. "[%w_]+ ([%w_]+) MB_UNUSED = {")
 end
 
 -- The files M.generate printed for a tree, made those it prints for another tree of the same fingerprint
@@ -796,7 +800,7 @@ function M.patch_data(files, name, values, source_text)
   for k, v in pairs(files) do out[k] = v end
   local c = files[name .. ".c"]:gsub("^(/%* [^\n]-%(fnv1a )%x+%)",
     function(head) return head .. fnv1a(source_text or "") .. ")" end, 1)
-  out[name .. ".c"] = M.rewrite_data(c, name, function(member) return values[member] and C.literal(values[member]) end)
+  out[name .. ".c"] = M.rewrite_data(c, function(member) return values[member] and C.literal(values[member]) end)
   return out
 end
 

@@ -260,7 +260,9 @@ end
 -- this model's, emit.model's patch_data: then no generation), driver (path of the driver's .c), exe
 -- (its file name), cflags (the model's objects, default -O1), driver_cflags (default -O1), runtime (false:
 -- link without build/libmbrt.a), libs (default B.LIBS), progress (a function taking one line, or
--- nil), what (the driver's name in progress lines).
+-- nil), what (the driver's name in progress lines), link_objects (objects of another build linked too: their hashes
+-- are part of the link's key), no_link (compile the objects only: returns true, nil, info).
+-- driver may be a list of sources, compiled together with driver_cflags.
 -- When the manifest of this key lists intact products, neither the emitter nor the compiler runs; the
 -- driver is relinked only when its inputs changed (its source, the runtime headers, the objects, or a
 -- build/libmbrt.a newer than the executable). Returns the executable's path, or nil and a message; the
@@ -426,6 +428,8 @@ function B.executable(opts)
       table.concat(keep, " ")))
   end
 
+  -- A build of objects alone (no_link): another build links them (opts.link_objects there).
+  if opts.no_link then return true, nil, info end
   local lib = root .. "/build/libmbrt.a"
   if use_lib and not library_ready() then
     return nil, "building the runtime library failed (make build/libmbrt.a)"
@@ -433,18 +437,23 @@ function B.executable(opts)
   local exe = dir .. "/" .. opts.exe
   local dflags = opts.driver_cflags or "-O1"
   -- Everything the link reads besides the runtime library, whose date is compared instead.
-  local lparts = { key, read(opts.driver) or "", dflags, libs, use_lib and "lib" or "nolib" }
+  local drivers = type(opts.driver) == "table" and opts.driver or { opts.driver }
+  local lparts = { key, dflags, libs, use_lib and "lib" or "nolib" }
+  for _, d in ipairs(drivers) do lparts[#lparts + 1] = d .. "\0" .. (read(d) or "") end
   for _, h in ipairs(list_files(root, { "runtime" }, "*.h")) do lparts[#lparts + 1] = h .. "\0" .. (read(root .. "/" .. h) or "") end
   for _, o in ipairs(newman.objects) do lparts[#lparts + 1] = o.name .. " " .. o.hash end
+  for _, p in ipairs(opts.link_objects or {}) do lparts[#lparts + 1] = p .. " " .. (file_hash(p) or "missing") end
   local lkey = B.hash(table.concat(lparts, "\0"))
   local e = newman.exe
   local linked_ok = e and e.name == opts.exe and e.link == lkey and file_hash(exe) == e.hash
     and (not use_lib or os.execute("test " .. shell_quote(exe) .. " -nt " .. shell_quote(lib)))
   if not linked_ok then
-    local objs = {}
+    local srcs, objs = {}, {}
+    for _, d in ipairs(drivers) do srcs[#srcs + 1] = shell_quote(d) end
     for _, p in ipairs(info.objects) do objs[#objs + 1] = shell_quote(p) end
+    for _, p in ipairs(opts.link_objects or {}) do objs[#objs + 1] = shell_quote(p) end
     local ld = string.format("gcc -std=c99 %s -Wall -Wextra -Werror -DMB_MODEL=%s_model -I%s -I%s %s %s %s %s -o %s",
-      dflags, name, shell_quote(root .. "/runtime"), shell_quote(dir), shell_quote(opts.driver), table.concat(objs, " "),
+      dflags, name, shell_quote(root .. "/runtime"), shell_quote(dir), table.concat(srcs, " "), table.concat(objs, " "),
       use_lib and shell_quote(lib) or "", libs, shell_quote(exe .. B.suffix()))
     if not os.execute(ld) then
       os.remove(exe .. B.suffix())

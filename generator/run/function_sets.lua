@@ -77,22 +77,27 @@ M.sens = {
   "rod_inertia_cross_dz", "rod_inertia_cross_dp", "mass_forces_bias", "constraints_and_dz",
 }
 
--- runtime/driver/mbcheck.c: each derivative its items list and the function it differentiates (mass also for the
--- conditioning of M). The complex-step build compiles these alone: the sedan's functions it never calls (Matrix R's
--- one pass, the constraints' velocity and acceleration Jacobians, the energy, the forces) are a fifth of its C, and
--- complex arithmetic at -O0 is the slowest compile of `make test`. A new item in mbcheck.c adds its pair here.
+-- runtime/driver/mbcheck.c compares each derivative its items list with the complex step of the function it
+-- differentiates. mbgen check builds the two sets apart: the functions differentiated in complex arithmetic (check),
+-- the derivatives in real arithmetic (check_real, mass also for the conditioning of M), because complex arithmetic at
+-- -O0 is the slowest compile of `make test` and the derivatives are most of the C. Neither set has the functions
+-- mbcheck never calls (Matrix R's one pass, the constraints' velocity and acceleration Jacobians, the energy, the
+-- forces). A new item in mbcheck.c adds its pair here.
 M.check = {
-  "mass", "inverse_dynamics", "inverse_dynamics_dz", "inverse_dynamics_dzd", "inverse_dynamics_dp",
+  "inverse_dynamics", "forward_dynamics", "points", "constraints", "constraint_bias", "rod_inertia",
+  "rod_inertia_cross", "constraints_dz",
+}
+M.check_real = {
+  "mass", "inverse_dynamics_dz", "inverse_dynamics_dzd", "inverse_dynamics_dp",
   "inverse_dynamics_tangent", "inverse_dynamics_dy", "inverse_dynamics_sens",
-  "forward_dynamics", "forward_dynamics_dz", "forward_dynamics_dzd", "forward_dynamics_dp", "forward_dynamics_dy",
-  "forward_dynamics_sens", "points", "points_dz",
-  "constraints", "constraints_dz", "constraints_dp", "constraints_dt", "constraints_dz_tw_dz",
-  "constraint_bias", "constraint_bias_dz", "constraint_bias_dzd", "constraint_bias_dp",
-  "rod_inertia", "rod_inertia_dz", "rod_inertia_dp", "rod_inertia_cross", "rod_inertia_cross_dz",
-  "rod_inertia_cross_dp",
+  "forward_dynamics_dz", "forward_dynamics_dzd", "forward_dynamics_dp", "forward_dynamics_dy",
+  "forward_dynamics_sens", "points_dz",
+  "constraints_dz", "constraints_dp", "constraints_dt", "constraints_dz_tw_dz",
+  "constraint_bias_dz", "constraint_bias_dzd", "constraint_bias_dp",
+  "rod_inertia_dz", "rod_inertia_dp", "rod_inertia_cross_dz", "rod_inertia_cross_dp",
 }
 
--- The list for a job ("run", "run_matrix_r", "run_matrix_r_trapezoidal", "sens", "check") on a tree, or nil for all functions. The emitter takes it
+-- The list for a job ("run", "run_matrix_r", "run_matrix_r_trapezoidal", "sens", "check", "check_real") on a tree, or nil for all functions. The emitter takes it
 -- with lenient = true: a model has only the names that apply to it (no constraints on an open tree).
 function M.for_job(kind, tree)
   local base = M[kind]

@@ -29,18 +29,18 @@ end
 
 -- What section k (nil: the whole file) compiles, with the header comment and the values of the data members it
 -- does not read left out. Linked (-DMB_LINKED_DATA): section 0 holds every value and the others read none.
-local function unit_text(name, list, k, linked)
+local function unit_text(list, k, linked)
   local parts = {}
   for _, bl in ipairs(list) do
     if not bl.sections or k == nil or bl.sections[k] then parts[#parts + 1] = bl.text end
   end
   local text = table.concat(parts):gsub("^/%*.-%*/\n", "", 1)
   if linked and k == 0 then return text end
-  local used = {}
-  if not linked then
-    for m in text:gmatch(name .. "_data%.([%w_]+)") do used[m] = true end
+  local used, data = {}, EM.data_name(text)
+  if not linked and data then
+    for m in text:gmatch(data .. "%.([%w_]+)") do used[m] = true end
   end
-  return (EM.rewrite_data(text, name, function(m) return not used[m] and "(unread)" or nil end))
+  return (EM.rewrite_data(text, function(m) return not used[m] and "(unread)" or nil end))
 end
 
 -- The units of a generated model: NAME_NSECTIONS K >= 1 in NAME.h means NAME.c compiled with -DMB_PART=k,
@@ -54,7 +54,7 @@ function U.list(name, c_text, h_text, salt, hash, linked)
   local units = {}
   if not k or k < 1 or not list then
     -- One object, or a file whose blocks this does not follow: the whole text keys it.
-    local whole = list and unit_text(name, list, nil) or c_text or ""
+    local whole = list and unit_text(list, nil) or c_text or ""
     if not k or k < 1 then
       units[1] = { name = name .. "-" .. key(whole) .. ".o" }
     else
@@ -62,9 +62,9 @@ function U.list(name, c_text, h_text, salt, hash, linked)
     end
     return units
   end
-  local first = linked and EM.has_data(c_text, name) and 0 or 1
+  local first = linked and EM.data_name(c_text) and 0 or 1
   for i = first, k do
-    local text = unit_text(name, list, i, linked)
+    local text = unit_text(list, i, linked)
     units[#units + 1] = { name = string.format("%s.p%d-%s.o", name, i, key(text)), part = i, size = #text }
   end
   return units

@@ -1,8 +1,10 @@
 /* mbcheck.c: checks every generated derivative of one model against complex step and central differences.
  *
- * Built by `mbgen check` as: cc -DMB_COMPLEX -DMB_MODEL=NAME_model mbcheck.c NAME.c
- * The complex build evaluates the analytic derivatives (real parts), the complex-step reference
- * (imaginary parts with h = 1e-30) and central differences, all on seeded random states.
+ * Built by `mbgen check` as: cc -DMB_COMPLEX -DMB_MODEL=NAME_model -DMB_MODEL_REAL=NAME_real_model mbcheck.c
+ * mbcheck_real.c NAME.o NAME_real.o, where NAME.o holds the functions differentiated, compiled with -DMB_COMPLEX, and
+ * NAME_real.o the derivatives, compiled without (complex arithmetic takes three times as long to compile).
+ * The analytic derivatives (real) are compared with the complex-step reference (imaginary parts with h = 1e-30)
+ * and central differences, all on seeded random states.
  * Arguments (all optional, in order): states (5), complex-step and central-difference tolerances (1e-12, 1e-6),
  * seed (0), spread of the coordinates about z0 (1), -q (no progress lines on stderr).
  * Output: one line per function with the worst errors, relative to the matrix max-norm. */
@@ -12,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 #include "mb_model.h"
+#include "mbcheck_real.h"
 
 #ifndef MB_COMPLEX
 #error "mbcheck is built with -DMB_COMPLEX"
@@ -24,14 +27,23 @@ extern const mb_model MB_MODEL;
 
 /* Model calls with the workspace; a non-zero status (a singular M at a random state) fails the check. */
 static mb_real *work;
+static double *work_real;
 static int failed_calls;
+static void failed(const char *name, int rc)
+{
+    if (failed_calls++ < 5) fprintf(stderr, "mbcheck: %s returned status %d\n", name, rc);
+}
+
 static void call(mb_fn *f, const char *name, const mb_args *a, mb_real *out)
 {
     int rc = f(a, out, work);
-    if (rc) {
-        if (failed_calls++ < 5) fprintf(stderr, "mbcheck: %s returned status %d\n", name, rc);
-        out[0] = NAN;
-    }
+    if (rc) { failed(name, rc); out[0] = NAN; }
+}
+
+static void call_real(int slot, const mbcheck_real_args *a, double *out)
+{
+    int rc = mbcheck_real_call(slot, a, out, work_real);
+    if (rc) { failed(mb_slot_name(slot), rc); out[0] = NAN; }
 }
 
 /* ARR_TANGENT: column j moves z_j, zd_j and zdd_j together by (c_z, c_v, c_a) = w[0..2], so the complex
@@ -42,7 +54,8 @@ enum { ARR_Z, ARR_ZD, ARR_ZDD, ARR_P, ARR_T, ARR_TANGENT, ARR_Y, ARR_SENS };
 
 typedef struct {
     const char *name;      /* derivative function */
-    mb_fn *base, *deriv;
+    mb_fn *base;
+    int deriv;             /* slot of the derivative in the real build */
     const char *bname;     /* base function */
     int rows, arr, cols;   /* base output size, differentiated array, its size */
     int solves;            /* the function solves with M: its rounding grows with cond(M) */
@@ -51,19 +64,19 @@ typedef struct {
 
 /* A lower bound of cond(M) from its Cholesky pivots, (max L_ii / min L_ii)^2: enough to tell a rounding
  * error amplified by an ill-conditioned M (e.g. a light link of an opened loop) from a wrong formula. */
-static double cond_estimate(const mb_real *M, int n, mb_real *L)
+static double cond_estimate(const double *M, int n, double *L)
 {
     for (int i = 0; i < n * n; ++i) L[i] = M[i];
     double lo = INFINITY, hi = 0;
     for (int j = 0; j < n; ++j) {
-        double d = creal(L[j + j * n]);
-        for (int k = 0; k < j; ++k) d -= creal(L[j + k * n]) * creal(L[j + k * n]);
+        double d = L[j + j * n];
+        for (int k = 0; k < j; ++k) d -= L[j + k * n] * L[j + k * n];
         if (!(d > 0)) return INFINITY;
         d = sqrt(d);
         L[j + j * n] = d;
         for (int i = j + 1; i < n; ++i) {
-            double s = creal(L[i + j * n]);
-            for (int k = 0; k < j; ++k) s -= creal(L[i + k * n]) * creal(L[j + k * n]);
+            double s = L[i + j * n];
+            for (int k = 0; k < j; ++k) s -= L[i + k * n] * L[j + k * n];
             L[i + j * n] = s / d;
         }
         if (d < lo) lo = d;
@@ -94,6 +107,20 @@ static void to_args(const state *s, mb_args *a)
     a->z = s->z; a->zd = s->zd; a->zdd = s->zdd; a->u = s->u; a->p = s->p; a->w = s->w;
 }
 
+/* The real parts of the state, for the derivatives: r holds 3 nz + nu + np + nw doubles. */
+static void to_real_args(const state *s, int nz, int nu, int np, int nw, double *r, mbcheck_real_args *a)
+{
+    const mb_real *from[6] = { s->z, s->zd, s->zdd, s->u, s->p, s->w };
+    const double **to[6] = { &a->z, &a->zd, &a->zdd, &a->u, &a->p, &a->w };
+    int len[6] = { nz, nz, nz, nu, np, nw };
+    a->t = creal(s->t);
+    for (int k = 0; k < 6; ++k) {
+        for (int i = 0; i < len[k]; ++i) r[i] = creal(from[k][i]);
+        *to[k] = r;
+        r += len[k];
+    }
+}
+
 static mb_real *array_of(state *s, int arr)
 {
     switch (arr) {
@@ -121,8 +148,8 @@ int main(int argc, char **argv)
     check_item items[32];
     int ni = 0;
 #define ITEM(dname, b, d, r, ar, c) \
-    if (m->b && m->d && (c) > 0 && (r) > 0) \
-        items[ni++] = (check_item){ dname, m->b, m->d, #b, r, ar, c, strncmp(#d, "forward_dynamics", 16) == 0, 0 }
+    if (m->b && mbcheck_real_has(MB_SLOT_##d) && (c) > 0 && (r) > 0) \
+        items[ni++] = (check_item){ dname, m->b, MB_SLOT_##d, #b, r, ar, c, strncmp(#d, "forward_dynamics", 16) == 0, 0 }
     ITEM("mass (d inverse_dynamics / d zdd)", inverse_dynamics, mass, nz, ARR_ZDD, nz);
     ITEM("inverse_dynamics_dz", inverse_dynamics, inverse_dynamics_dz, nz, ARR_Z, nz);
     ITEM("inverse_dynamics_dzd", inverse_dynamics, inverse_dynamics_dzd, nz, ARR_ZD, nz);
@@ -147,20 +174,22 @@ int main(int argc, char **argv)
     ITEM("rod_inertia_cross_dz", rod_inertia_cross, rod_inertia_cross_dz, nz, ARR_Z, nz);
     ITEM("rod_inertia_cross_dp", rod_inertia_cross, rod_inertia_cross_dp, nz, ARR_P, np);
 #undef ITEM
-    if (m->constraints_dz && m->constraints_dz_tw_dz && nc > 0)
-        items[ni++] = (check_item){ "constraints_dz_tw_dz", m->constraints_dz, m->constraints_dz_tw_dz, "constraints_dz",
-                                    nz, ARR_Z, nz, 0, 1 };
+    if (m->constraints_dz && mbcheck_real_has(MB_SLOT_constraints_dz_tw_dz) && nc > 0)
+        items[ni++] = (check_item){ "constraints_dz_tw_dz", m->constraints_dz, MB_SLOT_constraints_dz_tw_dz,
+                                    "constraints_dz", nz, ARR_Z, nz, 0, 1 };
 
     size_t big = (size_t)(nz + np + nc + 3 * npt + 4) * (size_t)(2 * nz + np + 4);
     int nw = nc + 3 > 2 * nz * np ? nc + 3 : 2 * nz * np;
-    mb_real *buf = calloc(6 * (size_t)(nz + nu + np + nw + 4) + 4 * big, sizeof *buf);
+    mb_real *buf = calloc(6 * (size_t)(nz + nu + np + nw + 4) + 3 * big, sizeof *buf);
+    double *rbuf = calloc(3 * (size_t)nz + nu + np + nw + 2 * big, sizeof *rbuf);
     work = calloc(m->nwork > 0 ? (size_t)m->nwork : 1, sizeof *work);
-    if (!buf || !work) { fprintf(stderr, "mbcheck: out of memory\n"); return 2; }
+    work_real = calloc(mbcheck_real_nwork() > 0 ? (size_t)mbcheck_real_nwork() : 1, sizeof *work_real);
+    if (!buf || !rbuf || !work || !work_real) { fprintf(stderr, "mbcheck: out of memory\n"); return 2; }
     state s;
     mb_real *q = buf;
     s.z = q; q += nz + 1; s.zd = q; q += nz + 1; s.zdd = q; q += nz + 1;
     s.u = q; q += nu + 1; s.p = q; q += np + 1; s.w = q; q += nw;
-    mb_real *J = q; q += big;
+    double *J = rbuf, *L = rbuf + big, *real_state = rbuf + 2 * big;
     mb_real *f0 = q; q += big;
     mb_real *fp = q; q += big;
     mb_real *fm = q;
@@ -176,20 +205,20 @@ int main(int argc, char **argv)
         for (int i = 0; i < nu; ++i) s.u[i] = rnd();
         for (int i = 0; i < np; ++i) s.p[i] = (m->p_default ? m->p_default[i] : 1.0) * (1.0 + 0.2 * rnd());
         for (int i = 0; i < nw; ++i) s.w[i] = rnd();
-        if (m->mass) {
-            mb_args a;
-            to_args(&s, &a);
-            call(m->mass, "mass", &a, J);
-            double c = cond_estimate(J, nz, f0);
+        mbcheck_real_args ra;
+        to_real_args(&s, nz, nu, np, nw, real_state, &ra);
+        if (mbcheck_real_has(MB_SLOT_mass)) {
+            call_real(MB_SLOT_mass, &ra, J);
+            double c = cond_estimate(J, nz, L);
             if (c > cond) cond = c;
         }
         for (int it = 0; it < ni; ++it) {
             const check_item *c = &items[it];
             mb_args a;
             to_args(&s, &a);
-            call(c->deriv, c->name, &a, J);
+            call_real(c->deriv, &ra, J);
             double jmax = 0, ecs = 0, ecd = 0;
-            mb_real *Jd = J;
+            const double *Jd = J;
             if (c->arr == ARR_SENS) {   /* column 0 is the function itself, the derivatives follow */
                 call(c->base, c->bname, &a, f0);
                 for (int i = 0; i < c->rows; ++i) {
@@ -239,7 +268,7 @@ int main(int argc, char **argv)
                         }
                 }
                 for (int i = 0; i < c->rows; ++i) {
-                    double an = creal(Jd[i + (size_t)j * c->rows]);
+                    double an = Jd[i + (size_t)j * c->rows];
                     double cs = cimag(f0[i]) / h;
                     double cd = creal(fp[i] - fm[i]) / (2 * hd);
                     if (fabs(cs) > jmax) jmax = fabs(cs);
@@ -272,6 +301,8 @@ int main(int argc, char **argv)
     }
     printf("%d functions checked at %d random states: %s\n", ni, nstates, bad ? "FAIL" : "ok");
     free(buf);
+    free(rbuf);
     free(work);
+    free(work_real);
     return bad ? 1 : 0;
 }
