@@ -14,26 +14,53 @@ local dir = H.root .. "build/tmp/gen_stack"
 H.sh("rm -rf '" .. dir .. "'")
 H.mkdir(dir)
 
--- One compile per model, or one per section when NAME.h defines NAME_NSECTIONS (NAME.c built with -DMB_PART=k).
+-- One compile per model, or one per section when NAME.h defines NAME_NSECTIONS (-DMB_PART=k), from the section's own
+-- text as `mbgen run` builds it (run/units.lua: the compiler then skips nothing).
+local U = require "run.units"
 local _, list = H.sh("ls '" .. H.root .. "generated'/*.c")
 local models, jobs = {}, {}
+-- A section's source keeps NAME.c's line numbers: each line after `#line N` is line N, N + 1, ... of NAME.c.
+local function lines_kept(src, text)
+  local orig = {}
+  for l in (text .. "\n"):gmatch("([^\n]*)\n") do orig[#orig + 1] = l end
+  local at, checked = nil, 0
+  for l in (src .. "\n"):gmatch("([^\n]*)\n") do
+    local n = l:match("^#line (%d+) ")
+    if n then at = tonumber(n)
+    elseif at then
+      if orig[at] ~= l then return false, checked end
+      at, checked = at + 1, checked + 1
+    end
+  end
+  return true, checked
+end
+local sources_checked, sources_bad = 0, {}
 for path in list:gmatch("[^\n]+") do
   local name = path:match("([^/]+)%.c$")
   local hdr = H.read(H.root .. "generated/" .. name .. ".h") or ""
   local k = tonumber(hdr:match("#define%s+" .. name .. "_NSECTIONS%s+(%d+)"))
   local m = { name = name, sections = k, outs = {} }
   models[#models + 1] = m
-  local size = #(H.read(path) or "")
+  local text = H.read(path) or ""
   for part = 1, k or 1 do
     local base = string.format("%s/%s%s", dir, name, k and (".p" .. part) or "")
     m.outs[#m.outs + 1] = base
-    jobs[#jobs + 1] = { weight = size / (k or 1),
-      cmd = string.format("gcc %s %s -I'%sruntime' -S '%s' -o '%s.s' > '%s.log' 2>&1; echo $? > '%s.rc'",
-        CFLAGS, k and ("-DMB_PART=" .. part) or "", H.root, path, base, base, base) }
+    local src = k and U.source(text, part, path)
+    if src then
+      H.write(base .. ".c", src)
+      local ok_lines, n = lines_kept(src, text)
+      sources_checked = sources_checked + 1
+      if not ok_lines or n == 0 then sources_bad[#sources_bad + 1] = base end
+    end
+    jobs[#jobs + 1] = { weight = src and #src or #text,
+      cmd = string.format("gcc %s %s -I'%sruntime' -I'%sgenerated' -S '%s' -o '%s.s' > '%s.log' 2>&1; echo $? > '%s.rc'",
+        CFLAGS, k and ("-DMB_PART=" .. part) or "", H.root, H.root, src and (base .. ".c") or path, base, base, base) }
   end
 end
 -- Heaviest first, so the last compile to finish is a small one.
 table.sort(jobs, function(a, b) return a.weight > b.weight end)
+tap.ok(sources_checked > 0 and #sources_bad == 0, string.format("%d sections' sources keep NAME.c's line numbers (#line)%s",
+  sources_checked, #sources_bad > 0 and (": not " .. table.concat(sources_bad, ", ")) or ""))
 local cmds = {}
 for i, j in ipairs(jobs) do cmds[i] = j.cmd end
 H.write(dir .. "/jobs", table.concat(cmds, "\n") .. "\n")

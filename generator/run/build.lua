@@ -373,13 +373,24 @@ function B.executable(opts)
       if (x.size or 0) ~= (y.size or 0) then return (x.size or 0) > (y.size or 0) end
       return (x.part or 0) < (y.part or 0)
     end)
+    local cpath = dir .. "/" .. name .. ".c"
+    local ctext = read(cpath) or ""
     for _, o in ipairs(todo) do
       -- A damaged object is not removed first: the rename replaces it at once, and a concurrent run of
       -- the same key may be linking the intact copy it just renamed into place.
       local obj = dir .. "/" .. o.name
-      cmds[#cmds + 1] = string.format("gcc -std=c99 %s -Wall -Wextra -Werror%s -I%s -I%s -c %s -o %s && mv -f %s %s",
+      -- A section compiles from a file of its own text (run/units.lua), removed once compiled.
+      local src, text = cpath, o.part and U.source(ctext, o.part, cpath)
+      if text then
+        src = obj:gsub("%.o$", "") .. B.suffix() .. ".c"
+        local f = assert(io.open(src, "wb"))
+        f:write(text)
+        f:close()
+      end
+      cmds[#cmds + 1] = string.format("gcc -std=c99 %s -Wall -Wextra -Werror%s -I%s -I%s -c %s -o %s && mv -f %s %s%s",
         cflags, o.part and (" -DMB_PART=" .. o.part) or "", shell_quote(root .. "/runtime"), shell_quote(dir),
-        shell_quote(dir .. "/" .. name .. ".c"), shell_quote(obj .. B.suffix()), shell_quote(obj .. B.suffix()), shell_quote(obj))
+        shell_quote(src), shell_quote(obj .. B.suffix()), shell_quote(obj .. B.suffix()), shell_quote(obj),
+        text and ("; s=$?; rm -f " .. shell_quote(src) .. "; exit $s") or "")
     end
     local jobs = math.min(B.cores(), #todo)
     say(string.format("compiling %s%s in %d unit%s on %d core%s%s", name,
@@ -423,9 +434,10 @@ function B.executable(opts)
     -- minutes may be about to be linked by a concurrent run with other flags, so it stays until a later build.
     local keep = { "! -name " .. shell_quote(name .. "-" .. k12 .. ".manifest") }
     for _, o in ipairs(newman.objects) do keep[#keep + 1] = "! -name " .. shell_quote(o.name) end
-    os.execute(string.format("find %s -maxdepth 1 \\( -name %s -o -name %s -o -name %s \\) %s -mmin +10 -delete 2>/dev/null",
+    -- (A section's source left by a killed compile goes the same way.)
+    os.execute(string.format("find %s -maxdepth 1 \\( -name %s -o -name %s -o -name %s -o -name %s \\) %s -mmin +10 -delete 2>/dev/null",
       shell_quote(dir), shell_quote(name .. "-*.o"), shell_quote(name .. ".p*-*.o"), shell_quote(name .. "-*.manifest"),
-      table.concat(keep, " ")))
+      shell_quote(name .. ".p*-*.tmp*.c"), table.concat(keep, " ")))
   end
 
   -- A build of objects alone (no_link): another build links them (opts.link_objects there).
