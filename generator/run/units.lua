@@ -55,8 +55,10 @@ end
 -- not the emitter's: the other sections' blocks left out, so that the compiler does not read the whole file once per
 -- section (the buggy's 23 sections, one after another: 27 → 20 CPU-s at -O0, 51 → 40 at -O1), and a #line
 -- before each block, so that messages and debug information point into NAME.c. Compiled with -DMB_PART=k as before.
+local last_text, last_list   -- the blocks of the last file asked for: a build asks once per section
 function U.source(c_text, k, path)
-  local list = blocks(c_text)
+  if c_text ~= last_text then last_text, last_list = c_text, blocks(c_text) end
+  local list = last_list
   if not list then return nil end
   local parts, file = {}, '"' .. path:gsub('[\\"]', "\\%0") .. '"'
   for _, bl in ipairs(list) do
