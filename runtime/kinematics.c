@@ -517,9 +517,8 @@ static int position(mb_kin *k, double t, double *z, const double *p, int *iters,
 }
 
 int mb_kin_position(mb_kin *k, double t, double *z, const double *p, int *iters, char *err, size_t errlen) {
-    k->pair_ready = 0;
     int rc = position(k, t, z, p, iters, err, errlen);
-    k->pair_ready = 0;   /* a later factorization may be at another p */
+    k->pair_ready = 0;   /* only position's own factorization takes the pair: a later one may be at another p */
     return rc;
 }
 
